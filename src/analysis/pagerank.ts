@@ -1,0 +1,231 @@
+/**
+ * PageRank by power iteration: the Web Graph Analyzer paper, Definition 4 and
+ * Algorithm 1 (Avrachenkov, Nemirovsky, Osipova, Valuetools 2006).
+ *
+ * Convention (ours and the paper's): the hyperlink matrix P has 1/k for each
+ * of the k out-links of a page; a dangling page (no out-links) spreads its
+ * mass over all pages (by the `dangling` distribution, uniform by default);
+ * the Google matrix is c P + (1 - c) 1 v with teleport v (uniform by default)
+ * and damping c = 0.85. Starting from the uniform vector, iterate
+ *   pi_k = c pi_{k-1} P + (c * dangling mass) d + (1 - c) v
+ * until ||pi_k - pi_{k-1}||_1 <= tolerance. The scores sum to 1.
+ *
+ * On a weighted graph a page's out-links are followed in proportion to
+ * their weights instead of uniformly (igraph's and networkx's convention).
+ */
+import { OptionError } from '../errors.js';
+import type { Graph } from '../graph/graph.js';
+
+export interface PageRankOptions {
+  /** c, the probability of following a link: 0.85 (the paper, Google). */
+  damping?: number;
+  /** Stop when the L1 change between two iterates is at most this: 1e-10. */
+  tolerance?: number;
+  /** Stop after this many iterations even if not converged (reported): 1000. */
+  maxIterations?: number;
+  /** Teleport (personalisation) distribution v, one entry per page; normalised. Default uniform. */
+  teleport?: Float64Array | null;
+  /** Where dangling pages send their mass; normalised. Default: the teleport distribution. */
+  dangling?: Float64Array | null;
+  /** Starting vector; normalised. Default uniform (Algorithm 1, step 0). */
+  initial?: Float64Array | null;
+  /** Called after every iteration with the iteration number and L1 change. */
+  onIteration?: (iteration: number, residual: number) => void;
+}
+
+export const PAGERANK_DEFAULTS = {
+  damping: 0.85,
+  tolerance: 1e-10,
+  maxIterations: 1000,
+} as const;
+
+export interface PageRankResult {
+  scores: Float64Array;
+  /** Number of multiplications by the Google matrix performed. */
+  iterations: number;
+  /** L1 norm of the last change, ||pi_k - pi_{k-1}||_1. */
+  residual: number;
+  /** False when maxIterations was reached with residual > tolerance. */
+  converged: boolean;
+  damping: number;
+  tolerance: number;
+}
+
+export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankResult {
+  const n = graph.nodeCount;
+  const damping = options.damping ?? PAGERANK_DEFAULTS.damping;
+  const tolerance = options.tolerance ?? PAGERANK_DEFAULTS.tolerance;
+  const maxIterations = options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations;
+  checkPageRankOptions(damping, tolerance, maxIterations);
+  if (n === 0) return { scores: new Float64Array(0), iterations: 0, residual: 0, converged: true, damping, tolerance };
+
+  const teleport = distribution(options.teleport, n, 'teleport');
+  const dangling = options.dangling == null ? teleport : distribution(options.dangling, n, 'dangling');
+  let x: Float64Array = distribution(options.initial, n, 'initial') ?? new Float64Array(n).fill(1 / n);
+  let y: Float64Array = new Float64Array(n);
+
+  const { outOffsets, inOffsets, inSources } = graph;
+  // share[u] = probability of following one given out-link of u (0 for dangling pages).
+  const share = new Float64Array(n);
+  const danglingPages: number[] = [];
+  for (let u = 0; u < n; u++) {
+    const degree = outOffsets[u + 1]! - outOffsets[u]!;
+    if (degree === 0) danglingPages.push(u);
+    else share[u] = 1 / degree;
+  }
+  const danglingIds = Int32Array.from(danglingPages);
+  // Weighted graphs: per in-edge probability w(u,v) / sum of u's out-weights.
+  const edgeShare = graph.inWeights === null ? null : inEdgeTransitionProbabilities(graph);
+  const contribution = new Float64Array(n);
+  const jump = 1 - damping;
+
+  let iterations = 0;
+  let residual = Infinity;
+  while (iterations < maxIterations) {
+    let danglingMass = 0;
+    for (let i = 0; i < danglingIds.length; i++) danglingMass += x[danglingIds[i]!]!;
+    const spread = damping * danglingMass;
+    if (edgeShare === null) {
+      for (let u = 0; u < n; u++) contribution[u] = x[u]! * share[u]!;
+      pullSums(n, inOffsets, inSources, contribution, y);
+    } else {
+      pullWeightedSums(n, inOffsets, inSources, edgeShare, x, y);
+    }
+    residual =
+      dangling === null && teleport === null
+        ? finishUniform(n, damping, spread / n + jump / n, x, y)
+        : finishPersonalised(n, damping, spread, jump, dangling ?? uniformVector(n), teleport ?? uniformVector(n), x, y);
+    const swap = x;
+    x = y;
+    y = swap;
+    iterations++;
+    options.onIteration?.(iterations, residual);
+    if (residual <= tolerance) break;
+  }
+  normalise(x);
+  return { scores: x, iterations, residual, converged: residual <= tolerance, damping, tolerance };
+}
+
+// The kernels below are separate monomorphic functions on typed arrays so
+// that V8 optimises each one once; a loop with per-edge branches on options
+// ran at a third of the speed.
+
+/** sums[v] = sum of contribution[u] over the in-links u -> v. */
+function pullSums(
+  n: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  contribution: Float64Array,
+  sums: Float64Array,
+): void {
+  let e = inOffsets[0]!;
+  for (let v = 0; v < n; v++) {
+    const end = inOffsets[v + 1]!;
+    let sum = 0;
+    for (; e < end; e++) sum += contribution[inSources[e]!]!;
+    sums[v] = sum;
+  }
+}
+
+/** sums[v] = sum of x[u] * p(u -> v) over the in-links of v. */
+function pullWeightedSums(
+  n: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  edgeShare: Float64Array,
+  x: Float64Array,
+  sums: Float64Array,
+): void {
+  let e = inOffsets[0]!;
+  for (let v = 0; v < n; v++) {
+    const end = inOffsets[v + 1]!;
+    let sum = 0;
+    for (; e < end; e++) sum += x[inSources[e]!]! * edgeShare[e]!;
+    sums[v] = sum;
+  }
+}
+
+/** y = damping * y + constant (uniform teleport and dangling); returns ||y - x||_1. */
+function finishUniform(n: number, damping: number, constant: number, x: Float64Array, y: Float64Array): number {
+  let change = 0;
+  for (let v = 0; v < n; v++) {
+    const value = damping * y[v]! + constant;
+    y[v] = value;
+    change += Math.abs(value - x[v]!);
+  }
+  return change;
+}
+
+/** y = damping * y + spread * dangling + jump * teleport; returns ||y - x||_1. */
+function finishPersonalised(
+  n: number,
+  damping: number,
+  spread: number,
+  jump: number,
+  dangling: Float64Array,
+  teleport: Float64Array,
+  x: Float64Array,
+  y: Float64Array,
+): number {
+  let change = 0;
+  for (let v = 0; v < n; v++) {
+    const value = damping * y[v]! + spread * dangling[v]! + jump * teleport[v]!;
+    y[v] = value;
+    change += Math.abs(value - x[v]!);
+  }
+  return change;
+}
+
+function uniformVector(n: number): Float64Array {
+  return new Float64Array(n).fill(1 / n);
+}
+
+/** For each in-edge e of v from u: w(u, v) / (total out-weight of u). */
+export function inEdgeTransitionProbabilities(graph: Graph): Float64Array {
+  const n = graph.nodeCount;
+  const { outOffsets, outWeights, inOffsets, inSources, inWeights } = graph;
+  if (outWeights === null || inWeights === null) throw new Error('inEdgeTransitionProbabilities: graph is unweighted');
+  const outTotal = new Float64Array(n);
+  for (let u = 0; u < n; u++) {
+    let total = 0;
+    for (let e = outOffsets[u]!; e < outOffsets[u + 1]!; e++) total += outWeights[e]!;
+    outTotal[u] = total;
+  }
+  const result = new Float64Array(inSources.length);
+  for (let v = 0; v < n; v++) {
+    for (let e = inOffsets[v]!; e < inOffsets[v + 1]!; e++) result[e] = inWeights[e]! / outTotal[inSources[e]!]!;
+  }
+  return result;
+}
+
+export function checkPageRankOptions(damping: number, tolerance: number, maxIterations: number): void {
+  if (!(damping >= 0 && damping < 1)) throw new OptionError('damping', `must be in [0, 1), got ${damping}`);
+  if (!(tolerance > 0)) throw new OptionError('tolerance', `must be a positive number, got ${tolerance}`);
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw new OptionError('max-iterations', `must be a positive integer, got ${maxIterations}`);
+  }
+}
+
+/** A normalised copy of a probability vector, or null when none was given. */
+function distribution(vector: Float64Array | null | undefined, n: number, name: string): Float64Array | null {
+  if (vector == null) return null;
+  if (vector.length !== n) throw new OptionError(name, `needs one entry per page (${n}), got ${vector.length}`);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const value = vector[i]!;
+    if (!(value >= 0) || !Number.isFinite(value)) {
+      throw new OptionError(name, `entries must be finite and non-negative; entry ${i} is ${value}`);
+    }
+    total += value;
+  }
+  if (!(total > 0)) throw new OptionError(name, 'needs at least one positive entry');
+  const result = new Float64Array(n);
+  for (let i = 0; i < n; i++) result[i] = vector[i]! / total;
+  return result;
+}
+
+function normalise(x: Float64Array): void {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) total += x[i]!;
+  if (total > 0) for (let i = 0; i < x.length; i++) x[i]! /= total;
+}

@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import { degreeSummary } from '../../analysis/degrees.js';
+import { stronglyConnectedComponents } from '../../analysis/scc.js';
+import type { LoadedGraph } from '../../formats/load.js';
+import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
+
+/** The `stats --json` contract (documented in the README). */
+export interface StatsJson {
+  file: string;
+  format: string;
+  nodes: number;
+  edges: number;
+  selfLoopsDropped: number;
+  duplicatesDropped: number;
+  danglingNodes: number;
+  scc: { count: number; largest: number };
+  unreferencedNodes: number;
+  isolatedNodes: number;
+  meanDegree: number;
+  maxInDegree: number;
+  maxOutDegree: number;
+  weighted: boolean;
+  memory: { graphBytes: number; bytesPerEdge: number };
+  timings: { load: number; analysis: number };
+}
+
+export function graphStats(loaded: LoadedGraph): StatsJson {
+  const started = performance.now();
+  const { graph, report } = loaded;
+  const degrees = degreeSummary(graph);
+  const scc = stronglyConnectedComponents(graph);
+  const graphBytes = graph.memoryBytes();
+  return {
+    file: loaded.path,
+    format: loaded.format,
+    nodes: graph.nodeCount,
+    edges: graph.edgeCount,
+    selfLoopsDropped: report.selfLoopsDropped,
+    duplicatesDropped: report.duplicatesDropped,
+    danglingNodes: degrees.danglingNodes,
+    scc: { count: scc.count, largest: scc.largest },
+    unreferencedNodes: degrees.unreferencedNodes,
+    isolatedNodes: degrees.isolatedNodes,
+    meanDegree: degrees.meanDegree,
+    maxInDegree: degrees.maxInDegree,
+    maxOutDegree: degrees.maxOutDegree,
+    weighted: graph.weighted,
+    memory: { graphBytes, bytesPerEdge: graph.edgeCount === 0 ? 0 : graphBytes / graph.edgeCount },
+    timings: { load: loaded.seconds, analysis: (performance.now() - started) / 1000 },
+  };
+}
+
+export function printStats(stats: StatsJson): void {
+  const n = stats.nodes;
+  print(
+    table([
+      ['graph', `${stats.file} (${stats.format})`],
+      ['pages', count(n)],
+      [
+        'links',
+        `${count(stats.edges)} (dropped ${count(stats.selfLoopsDropped)} self-links, merged ${count(stats.duplicatesDropped)} duplicates)`,
+      ],
+      ['dangling pages', `${count(stats.danglingNodes)} (${percent(stats.danglingNodes, n)}) with no out-link`],
+      ['unreferenced', `${count(stats.unreferencedNodes)} (${percent(stats.unreferencedNodes, n)}) with no in-link`],
+      ['SCCs', `${count(stats.scc.count)}; the giant one has ${count(stats.scc.largest)} pages (${percent(stats.scc.largest, n)})`],
+      ['degree', `mean ${stats.meanDegree.toFixed(2)}, max in ${count(stats.maxInDegree)}, max out ${count(stats.maxOutDegree)}`],
+      ['memory', `${megabytes(stats.memory.graphBytes)} (${stats.memory.bytesPerEdge.toFixed(1)} bytes per link)`],
+      ['time', `load ${seconds(stats.timings.load)}, analysis ${seconds(stats.timings.analysis)}`],
+    ]),
+  );
+}
+
+export function registerStats(program: Command): void {
+  addGraphOptions(
+    program
+      .command('stats')
+      .description('size, dangling pages, strongly connected components and degrees of a graph')
+      .argument('<graph>', 'graph file: edge list (.txt, .tsv, .csv, .gz) or WebGraph BV (.graph)')
+      .option('--json', 'print one JSON document'),
+  ).action(async (path: string, options: GraphInputOptions) => {
+    const stats = graphStats(await loadFromOptions(path, options));
+    if (options.json === true) printJson(stats);
+    else printStats(stats);
+  });
+}

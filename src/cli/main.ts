@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * The `wga` command. Each command lives in ./commands; this file wires them
+ * up and turns every error into one line on stderr and a non-zero exit:
+ * 1 bad input data, 2 bad usage, 3 not converged (see errors.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { ExitCode, WgaError } from '../errors.js';
+import { registerDegrees } from './commands/degrees.js';
+import { registerDemo } from './commands/demo.js';
+import { registerLevels } from './commands/levels.js';
+import { registerRank } from './commands/rank.js';
+import { registerScc } from './commands/scc.js';
+import { registerStats } from './commands/stats.js';
+
+function version(): string {
+  const packageJson = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('wga')
+    .description('web graph analyzer: load web graphs and compute their link-analysis characteristics')
+    .version(version())
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`wga: ${text.replace(/^error: /, '')}`) });
+  registerDemo(program);
+  registerStats(program);
+  registerRank(program);
+  registerScc(program);
+  registerLevels(program);
+  registerDegrees(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" to commander; everything else it reports is bad usage.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return 0;
+      }
+      return ExitCode.usage;
+    }
+    if (error instanceof WgaError) {
+      process.stderr.write(`wga: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`wga: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return 70;
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,63 @@
+/**
+ * One entry point for every graph file: detects the format from the path
+ * (WebGraph BV by its .graph/.properties/.offsets files, an edge list
+ * otherwise; `format` overrides), loads it, and attaches a label file.
+ */
+import { OptionError } from '../errors.js';
+import type { BuildReport } from '../graph/builder.js';
+import type { Graph } from '../graph/graph.js';
+import { type EdgeListOptions, readEdgeList } from './edgelist.js';
+import { fileExists } from './file-stream.js';
+import { type LabelFileReport, readLabelFile } from './label-file.js';
+import { bvFiles, readWebGraph } from './webgraph-bv.js';
+
+export type GraphFormat = 'edges' | 'bv';
+export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv'];
+
+export interface LoadOptions extends EdgeListOptions {
+  /** 'auto' (default), 'edges' or 'bv'. */
+  format?: GraphFormat | 'auto';
+  /** A label file ("id url" per line) to attach to the pages. */
+  labelsPath?: string;
+}
+
+export interface LoadedGraph {
+  graph: Graph;
+  format: GraphFormat;
+  path: string;
+  report: BuildReport;
+  labelReport?: LabelFileReport;
+  /** Seconds spent reading and building. */
+  seconds: number;
+}
+
+export async function detectFormat(path: string): Promise<GraphFormat> {
+  if (/\.(graph|properties|offsets)$/.test(path)) return 'bv';
+  if (!(await fileExists(path)) && (await fileExists(bvFiles(path).properties))) return 'bv';
+  return 'edges';
+}
+
+export async function loadGraph(path: string, options: LoadOptions = {}): Promise<LoadedGraph> {
+  const started = performance.now();
+  const requested = options.format ?? 'auto';
+  if (requested !== 'auto' && !GRAPH_FORMATS.includes(requested)) {
+    throw new OptionError('--format', `expected auto, ${GRAPH_FORMATS.join(' or ')}, got '${String(requested)}'`);
+  }
+  const format = requested === 'auto' ? await detectFormat(path) : requested;
+  const built = format === 'bv' ? await readWebGraph(path) : await readEdgeList(path, options);
+  let graph = built.graph;
+  let labelReport: LabelFileReport | undefined;
+  if (options.labelsPath !== undefined) {
+    const attached = await readLabelFile(options.labelsPath, graph);
+    graph = graph.withLabels(attached.labels);
+    labelReport = attached.report;
+  }
+  return {
+    graph,
+    format,
+    path,
+    report: built.report,
+    ...(labelReport === undefined ? {} : { labelReport }),
+    seconds: (performance.now() - started) / 1000,
+  };
+}

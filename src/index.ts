@@ -1,0 +1,48 @@
+/**
+ * wga as a library: graphs on typed arrays, readers for web graph files, and
+ * pure analysis functions `(graph, options) -> result`. See the README's
+ * "Library API" section.
+ */
+export { Graph } from './graph/graph.js';
+export { type Labels, IdentityLabels, IntegerLabels, TextLabels, AttachedLabels } from './graph/labels.js';
+export { EdgeBuffer } from './graph/edge-buffer.js';
+export { EdgeCollector } from './graph/edge-collector.js';
+export { type BuildOptions, type BuildReport, type BuiltGraph, buildFromEdges, buildFromRows } from './graph/builder.js';
+
+export { type EdgeListOptions, type Separator, EdgeListParser, parseEdgeList, readEdgeList } from './formats/edgelist.js';
+export { type BvProperties, bvFiles, decodeBvGraph, parseProperties, readWebGraph } from './formats/webgraph-bv.js';
+export { type LabelFileReport, readLabelFile } from './formats/label-file.js';
+export { type ScoreFormat, readScores, writeScores } from './formats/scores.js';
+export { type GraphFormat, type LoadOptions, type LoadedGraph, detectFormat, loadGraph } from './formats/load.js';
+
+export { type PageRankOptions, type PageRankResult, PAGERANK_DEFAULTS, pagerank } from './analysis/pagerank.js';
+export {
+  type SccResult,
+  componentOf,
+  componentSizeDistribution,
+  reachable,
+  stronglyConnectedComponents,
+} from './analysis/scc.js';
+export { type LevelsOptions, type LevelsResult, levels } from './analysis/levels.js';
+export {
+  type DegreeDistribution,
+  type DegreeSummary,
+  countDangling,
+  danglingNodes,
+  degreeDistribution,
+  degreeSummary,
+  inDegrees,
+  outDegrees,
+} from './analysis/degrees.js';
+export { topK } from './analysis/top.js';
+
+export { type PoissonOptions, type PowerLawOptions, poissonGraph, powerLawGraph } from './experiments/generators.js';
+export { Random } from './util/random.js';
+export {
+  ExitCode,
+  FileNotFoundError,
+  InputFormatError,
+  OptionError,
+  UnknownNodeError,
+  WgaError,
+} from './errors.js';
