@@ -23,9 +23,10 @@ export function buildProgram(): Command {
   const program = new Command('wga')
     .description('web graph analyzer: load web graphs and compute their link-analysis characteristics')
     .version(version())
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`wga: ${text.replace(/^error: /, '')}`) });
+    .configureOutput({
+      outputError: (text, write) => write(`wga: ${text.replace(/^error: /, '').trimEnd()} (see --help)\n`),
+    });
   registerDemo(program);
   registerStats(program);
   registerRank(program);
@@ -42,10 +43,9 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are "errors" to commander; everything else it reports is bad usage.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-        return 0;
-      }
+      // --help and --version are "errors" to commander; everything else it reports
+      // (including a missing command, answered with the help) is bad usage.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       return ExitCode.usage;
     }
     if (error instanceof WgaError) {

@@ -75,19 +75,30 @@ export class EdgeListParser {
   }
 
   write(chunk: Buffer): void {
-    let buffer = chunk;
+    let start = 0;
     if (this.carry !== null) {
-      buffer = Buffer.concat([this.carry, chunk]);
-      this.carry = null;
-    }
-    const complete = buffer.lastIndexOf(10) + 1;
-    if (complete > 0) this.parseLines(buffer, complete);
-    if (complete < buffer.length) {
-      if (buffer.length - complete > MAX_LINE_BYTES) {
-        throw new InputFormatError(this.path, this.line + 1, `line longer than ${MAX_LINE_BYTES} bytes; is this a text file?`);
+      // Only the line cut by the chunk boundary is copied, not the whole chunk.
+      const newline = chunk.indexOf(10);
+      if (newline < 0) {
+        this.keepPartialLine(Buffer.concat([this.carry, chunk]));
+        return;
       }
-      this.carry = Buffer.from(buffer.subarray(complete));
+      const line = Buffer.concat([this.carry, chunk.subarray(0, newline + 1)]);
+      this.carry = null;
+      this.parseLines(line, line.length);
+      start = newline + 1;
     }
+    const complete = chunk.lastIndexOf(10) + 1; // >= start
+    if (complete > start) this.parseLines(chunk.subarray(start, complete), complete - start);
+    const rest = Math.max(complete, start);
+    if (rest < chunk.length) this.keepPartialLine(Buffer.from(chunk.subarray(rest)));
+  }
+
+  private keepPartialLine(partial: Buffer): void {
+    if (partial.length > MAX_LINE_BYTES) {
+      throw new InputFormatError(this.path, this.line + 1, `line longer than ${MAX_LINE_BYTES} bytes; is this a text file?`);
+    }
+    this.carry = partial;
   }
 
   /** Finishes the input and builds the graph. */
@@ -114,10 +125,11 @@ export class EdgeListParser {
     const collector = this.collector;
     let i = 0;
     while (i < end) {
-      const lineStart = i;
+      let lineStart = i;
       if (this.fastPathReady()) {
         const sep = this.separator === 'tab' ? TAB : this.separator === 'comma' ? COMMA : SPACE;
         for (;;) {
+          lineStart = i;
           // First id: canonical digits.
           let c = bytes[i]!;
           if (c < 48 || c > 57) break;
@@ -297,13 +309,29 @@ function isBlank(byte: number): boolean {
   return byte === SPACE || byte === TAB || byte === CR;
 }
 
+/**
+ * The separator of a file, from its first data line: a tab if there is one;
+ * else white space when it splits the line into fields that do not begin or
+ * end with a comma (URLs may contain commas); else a comma if there is one.
+ */
 function detectSeparator(buffer: Buffer, start: number, end: number): Separator {
   let comma = false;
   for (let i = start; i < end; i++) {
     if (buffer[i] === TAB) return 'tab';
     if (buffer[i] === COMMA) comma = true;
   }
-  return comma ? 'comma' : 'space';
+  if (!comma) return 'space';
+  let fields = 0;
+  let i = start;
+  while (i < end) {
+    while (i < end && isBlank(buffer[i]!)) i++;
+    if (i === end) break;
+    const fieldStart = i;
+    while (i < end && !isBlank(buffer[i]!)) i++;
+    if (buffer[fieldStart] === COMMA || buffer[i - 1] === COMMA) return 'comma';
+    fields++;
+  }
+  return fields >= 2 ? 'space' : 'comma';
 }
 
 /** The value of a canonical non-negative integer below 2^31 in bytes [start, end), or -1. */

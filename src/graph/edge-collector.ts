@@ -90,6 +90,7 @@ export class EdgeCollector {
     this.textIds = new Map();
     this.textNames = [];
     const edges = this.edges;
+    edges.expandRuns();
     for (let i = 0; i < edges.chunkCount; i++) {
       const length = edges.chunkLength(i);
       const sources = edges.sources(i);

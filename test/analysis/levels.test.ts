@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { levels } from '../../src/analysis/levels.js';
+import { OptionError } from '../../src/errors.js';
+import { buildFromEdges } from '../../src/graph/builder.js';
+import { EdgeBuffer } from '../../src/graph/edge-buffer.js';
+import type { Graph } from '../../src/graph/graph.js';
+import { IdentityLabels } from '../../src/graph/labels.js';
+import { Random } from '../../src/util/random.js';
+
+function graphOf(n: number, pairs: Array<[number, number]>): Graph {
+  const buffer = new EdgeBuffer();
+  for (const [a, b] of pairs) buffer.push(a, b);
+  return buildFromEdges(n, buffer, new IdentityLabels(n)).graph;
+}
+
+/** Shortest click counts by Bellman-Ford style relaxation: independent of BFS. */
+function relaxedDistances(n: number, pairs: Array<[number, number]>, roots: number[]): number[] {
+  const distance = new Array<number>(n).fill(Infinity);
+  for (const r of roots) distance[r] = 0;
+  for (let round = 0; round < n; round++) {
+    for (const [a, b] of pairs) if (a !== b && distance[a]! + 1 < distance[b]!) distance[b] = distance[a]! + 1;
+  }
+  return distance.map((d) => (d === Infinity ? -1 : d));
+}
+
+describe('levels (Algorithm 4)', () => {
+  it('counts clicks from the nearest of several roots', () => {
+    // 0 -> 1 -> 2 -> 3, 4 -> 3, 5 unreachable.
+    const graph = graphOf(6, [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [4, 3],
+      [5, 0],
+    ]);
+    const one = levels(graph, [0]);
+    assert.deepEqual(Array.from(one.level), [0, 1, 2, 3, -1, -1]);
+    assert.deepEqual(one.histogram, [1, 1, 1, 1]);
+    assert.equal(one.reached, 4);
+    assert.equal(one.unreachable, 2);
+    assert.equal(one.maxLevel, 3);
+    const two = levels(graph, [0, 4, 4]);
+    assert.deepEqual(Array.from(two.level), [0, 1, 2, 1, 0, -1]);
+    assert.deepEqual(two.histogram, [2, 2, 1]);
+  });
+
+  it('stops at maxLevel', () => {
+    const graph = graphOf(4, [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+    ]);
+    const result = levels(graph, [0], { maxLevel: 2 });
+    assert.deepEqual(Array.from(result.level), [0, 1, 2, -1]);
+    assert.equal(result.unreachable, 1);
+  });
+
+  it('agrees with shortest paths by relaxation on random graphs', () => {
+    const random = new Random(17);
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 1 + random.nextInt(60);
+      const pairs: Array<[number, number]> = [];
+      for (let i = 0; i < 2 * n; i++) pairs.push([random.nextInt(n), random.nextInt(n)]);
+      const roots = [random.nextInt(n), random.nextInt(n)];
+      const result = levels(graphOf(n, pairs), roots);
+      const expected = relaxedDistances(n, pairs, roots);
+      assert.deepEqual(Array.from(result.level), expected);
+      const histogram: number[] = [];
+      for (const d of expected) if (d >= 0) histogram[d] = (histogram[d] ?? 0) + 1;
+      assert.deepEqual(result.histogram, histogram);
+    }
+  });
+
+  it('rejects a root outside the graph', () => {
+    assert.throws(() => levels(graphOf(2, [[0, 1]]), [5]), OptionError);
+  });
+});

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { componentOf, componentSizeDistribution, reachable, stronglyConnectedComponents } from '../../src/analysis/scc.js';
+import { buildFromEdges } from '../../src/graph/builder.js';
+import { EdgeBuffer } from '../../src/graph/edge-buffer.js';
+import type { Graph } from '../../src/graph/graph.js';
+import { IdentityLabels } from '../../src/graph/labels.js';
+import { Random } from '../../src/util/random.js';
+
+function graphOf(n: number, pairs: Array<[number, number]>): Graph {
+  const buffer = new EdgeBuffer();
+  for (const [a, b] of pairs) buffer.push(a, b);
+  return buildFromEdges(n, buffer, new IdentityLabels(n)).graph;
+}
+
+/** Components by brute force: u ~ v iff each reaches the other (transitive closure by DFS from every page). */
+function bruteForceComponents(n: number, pairs: Array<[number, number]>): number[][] {
+  const adjacency = Array.from({ length: n }, () => [] as number[]);
+  for (const [a, b] of pairs) adjacency[a]!.push(b);
+  const reach = Array.from({ length: n }, (_, s) => {
+    const seen = new Set([s]);
+    const stack = [s];
+    while (stack.length > 0) for (const w of adjacency[stack.pop()!]!) if (!seen.has(w)) (seen.add(w), stack.push(w));
+    return seen;
+  });
+  const done = new Set<number>();
+  const components: number[][] = [];
+  for (let v = 0; v < n; v++) {
+    if (done.has(v)) continue;
+    const members = [];
+    for (let w = 0; w < n; w++) if (reach[v]!.has(w) && reach[w]!.has(v)) members.push(w);
+    members.forEach((w) => done.add(w));
+    components.push(members);
+  }
+  return components;
+}
+
+function canonical(component: Int32Array, count: number): number[][] {
+  const groups = Array.from({ length: count }, () => [] as number[]);
+  component.forEach((c, v) => groups[c]!.push(v));
+  return groups.sort((a, b) => a[0]! - b[0]!);
+}
+
+describe('strongly connected components', () => {
+  it('finds the components of a small graph, sinks first', () => {
+    // 0 <-> 1 -> 2 <-> 3 -> 4, and 5 alone pointing at 0.
+    const graph = graphOf(6, [
+      [0, 1],
+      [1, 0],
+      [1, 2],
+      [2, 3],
+      [3, 2],
+      [3, 4],
+      [5, 0],
+    ]);
+    const scc = stronglyConnectedComponents(graph);
+    assert.equal(scc.count, 4);
+    assert.deepEqual(canonical(scc.component, scc.count), [[0, 1], [2, 3], [4], [5]]);
+    assert.equal(scc.largest, 2);
+    assert.equal(scc.sizes[scc.component[0]!], 2);
+    // Tarjan's order is a reverse topological order: 4 finishes before {2,3} before {0,1} before 5.
+    assert.ok(scc.component[4]! < scc.component[2]!);
+    assert.ok(scc.component[2]! < scc.component[0]!);
+    assert.ok(scc.component[0]! < scc.component[5]!);
+    assert.deepEqual(componentSizeDistribution(scc), [
+      [1, 2],
+      [2, 2],
+    ]);
+  });
+
+  it('agrees with brute force and with Algorithm 3 on random graphs', () => {
+    const random = new Random(13);
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + random.nextInt(50);
+      const pairs: Array<[number, number]> = [];
+      const m = random.nextInt(3 * n);
+      for (let i = 0; i < m; i++) pairs.push([random.nextInt(n), random.nextInt(n)]);
+      const graph = graphOf(n, pairs);
+      const scc = stronglyConnectedComponents(graph);
+      const expected = bruteForceComponents(n, pairs);
+      assert.deepEqual(canonical(scc.component, scc.count), expected, `trial ${trial}`);
+      assert.equal(scc.largest, Math.max(...expected.map((c) => c.length)));
+      for (let root = 0; root < n; root += 7) {
+        const members = Array.from(componentOf(graph, root));
+        assert.deepEqual(members, expected.find((c) => c.includes(root)));
+      }
+    }
+  });
+
+  it('has no recursion limit: a cycle through a million pages is one component', () => {
+    const n = 1_000_000;
+    const buffer = new EdgeBuffer();
+    for (let v = 0; v < n; v++) buffer.push(v, (v + 1) % n);
+    const graph = buildFromEdges(n, buffer, new IdentityLabels(n)).graph;
+    const scc = stronglyConnectedComponents(graph);
+    assert.equal(scc.count, 1);
+    assert.equal(scc.largest, n);
+    assert.equal(componentOf(graph, 12345).length, n);
+  });
+
+  it('marks what a page reaches and what reaches it', () => {
+    const graph = graphOf(4, [
+      [0, 1],
+      [1, 2],
+      [3, 2],
+    ]);
+    assert.deepEqual(Array.from(reachable(graph, [0], 'out')), [1, 1, 1, 0]);
+    assert.deepEqual(Array.from(reachable(graph, [2], 'in')), [1, 1, 1, 1]);
+  });
+});

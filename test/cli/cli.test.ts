@@ -1,0 +1,227 @@
+/** The `wga` command end to end: JSON contracts, files written, and errors (one line, non-zero exit). */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { readScores } from '../../src/formats/scores.js';
+import { cliPath, sharedData, temporaryDirectory } from '../helpers.js';
+
+function wga(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function json<T>(...args: string[]): T {
+  const run = wga(...args);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as T;
+}
+
+const hollins = sharedData('hollins', 'hollins.edges.txt');
+const hollinsUrls = sharedData('hollins', 'hollins.urls.txt');
+const harvard = sharedData('harvard500', 'harvard500.edges.tsv');
+const harvardUrls = sharedData('harvard500', 'harvard500.urls.tsv');
+const dir = temporaryDirectory();
+after(() => dir.cleanup());
+
+describe('wga commands', () => {
+  it('stats --json keeps its contract', () => {
+    const stats = json<Record<string, unknown>>('stats', hollins, '--json');
+    assert.equal(stats.nodes, 6012);
+    assert.equal(stats.edges, 23875);
+    assert.equal(stats.selfLoopsDropped, 0);
+    assert.equal(stats.duplicatesDropped, 0);
+    assert.equal(stats.danglingNodes, 3189);
+    assert.deepEqual(stats.scc, { count: 3634, largest: 1426 });
+    assert.equal(stats.format, 'edges');
+    const timings = stats.timings as { load: number; analysis: number };
+    assert.ok(timings.load >= 0 && timings.analysis >= 0);
+  });
+
+  it('stats prints a readable summary', () => {
+    const run = wga('stats', harvard);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /pages\s+500\n/);
+    assert.match(run.stdout, /links\s+2,563 \(dropped 73 self-links, merged 0 duplicates\)/);
+  });
+
+  it('rank --json gives the method, iterations, residual, top pages and timings', () => {
+    const rank = json<{
+      method: string;
+      iterations: number;
+      residual: number;
+      converged: boolean;
+      top: Array<{ rank: number; label: string; score: number }>;
+      timings: { load: number; solve: number };
+    }>('rank', harvard, '--labels', harvardUrls, '--method', 'pagerank', '--top', '3', '--json');
+    assert.equal(rank.method, 'pagerank');
+    assert.ok(rank.iterations > 10);
+    assert.ok(rank.residual <= 1e-10);
+    assert.equal(rank.converged, true);
+    assert.deepEqual(
+      rank.top.map((t) => t.label),
+      ['http://www.harvard.edu', 'http://www.hbs.edu', 'http://search.harvard.edu:8765/custom/query.html'],
+    );
+    assert.ok(Math.abs(rank.top[0]!.score - 0.0843) < 5e-5);
+    assert.deepEqual(
+      rank.top.map((t) => t.rank),
+      [1, 2, 3],
+    );
+    assert.ok(rank.timings.load >= 0 && rank.timings.solve >= 0);
+  });
+
+  it('rank --out writes every page\'s score as TSV, or JSON for .json', async () => {
+    const tsv = join(dir.path, 'scores.tsv');
+    const run = wga('rank', hollins, '--labels', hollinsUrls, '--out', tsv, '--top', '0', '-q');
+    assert.equal(run.status, 0, run.stderr);
+    const scores = await readScores(tsv);
+    assert.equal(scores.size, 6012);
+    const total = [...scores.values()].reduce((s, x) => s + x, 0);
+    assert.ok(Math.abs(total - 1) < 1e-12);
+    assert.ok(scores.has('http://www.hollins.edu/'));
+    const jsonPath = join(dir.path, 'scores.json');
+    assert.equal(wga('rank', harvard, '--out', jsonPath, '-q').status, 0);
+    const document = JSON.parse(readFileSync(jsonPath, 'utf8')) as { method: string; scores: Array<{ label: string; score: number }> };
+    assert.equal(document.method, 'pagerank');
+    assert.equal(document.scores.length, 500);
+    assert.equal(document.scores[0]!.label, '1');
+    assert.ok(Math.abs(document.scores[0]!.score - 0.0843) < 5e-5);
+  });
+
+  it('rank --teleport gives personalised PageRank', () => {
+    const rank = json<{ top: Array<{ label: string; score: number }> }>('rank', harvard, '--teleport', '10', '--top', '1', '--json');
+    assert.equal(rank.top[0]!.label, '10');
+    assert.ok(rank.top[0]!.score > 0.15);
+  });
+
+  it('scc --json reports the count, the giant component and the root\'s', () => {
+    const scc = json<{ count: number; largest: number; root: { label: string; size: number; inLargest: boolean } }>(
+      'scc',
+      hollins,
+      '--labels',
+      hollinsUrls,
+      '--root',
+      'http://www.hollins.edu/',
+      '--json',
+    );
+    assert.equal(scc.count, 3634);
+    assert.equal(scc.largest, 1426);
+    assert.deepEqual(scc.root, { label: 'http://www.hollins.edu/', size: 1426, inLargest: true });
+  });
+
+  it('levels --json gives pages per number of clicks, roots at 0', () => {
+    const result = json<{ reached: number; unreachable: number; histogram: number[]; roots: string[] }>(
+      'levels',
+      hollins,
+      '--root',
+      '2',
+      '--json',
+    );
+    assert.equal(result.histogram[0], 1);
+    assert.equal(result.reached + result.unreachable, 6012);
+    assert.equal(result.histogram.reduce((s, x) => s + x, 0), result.reached);
+    assert.deepEqual(result.roots, ['2']);
+    const two = json<{ histogram: number[] }>('levels', hollins, '--root', '1', '2', '--json');
+    assert.equal(two.histogram[0], 2);
+  });
+
+  it('degrees --json gives full distributions that add up to the pages', () => {
+    const result = json<{ inDistribution: Array<[number, number]>; outDistribution: Array<[number, number]>; danglingNodes: number; topIn: Array<{ label: string; degree: number }> }>(
+      'degrees',
+      harvard,
+      '--labels',
+      harvardUrls,
+      '--json',
+    );
+    const total = (d: Array<[number, number]>): number => d.reduce((s, [, c]) => s + c, 0);
+    assert.equal(total(result.inDistribution), 500);
+    assert.equal(total(result.outDistribution), 500);
+    assert.equal(result.outDistribution[0]![0], 0);
+    assert.equal(result.outDistribution[0]![1], result.danglingNodes);
+    assert.deepEqual(result.topIn[0], { label: 'http://www.harvard.edu', degree: 195 });
+  });
+
+  it('demo generates and analyses a synthetic power-law web', () => {
+    const result = json<{ nodes: number; edges: number; pagerank: { converged: boolean; top: unknown[] }; scc: { count: number } }>(
+      'demo',
+      '--pages',
+      '3000',
+      '--json',
+    );
+    assert.equal(result.nodes, 3000);
+    assert.ok(result.edges > 3000);
+    assert.equal(result.pagerank.converged, true);
+    assert.equal(result.pagerank.top.length, 10);
+    const again = json<{ edges: number }>('demo', '--pages', '3000', '--json');
+    assert.equal(again.edges, result.edges, 'same seed, same graph');
+  });
+});
+
+describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () => {
+  function expectFailure(args: string[], status: number, pattern: RegExp): void {
+    const run = wga(...args);
+    assert.equal(run.status, status, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, pattern);
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+    assert.ok(run.stderr.startsWith('wga: '), run.stderr);
+  }
+
+  it('a missing file', () => {
+    expectFailure(['stats', '/nonexistent/web.tsv'], 1, /^wga: \/nonexistent\/web\.tsv: no such file$/m);
+  });
+
+  it('an empty file and a line with one column', () => {
+    const empty = join(dir.path, 'empty.tsv');
+    writeFileSync(empty, '');
+    expectFailure(['stats', empty], 1, /empty\.tsv: no links found/);
+    const bad = join(dir.path, 'bad.tsv');
+    writeFileSync(bad, '1\t2\n2\t3\n7\n');
+    expectFailure(['rank', bad], 1, /bad\.tsv:3: expected two columns/);
+  });
+
+  it('text where numbers are required', () => {
+    const text = join(dir.path, 'text.tsv');
+    writeFileSync(text, '1 2\n2 x\n');
+    expectFailure(['stats', text, '--ids', 'numeric'], 1, /text\.tsv:2: expected a non-negative integer node id, found 'x'/);
+    expectFailure(['rank', harvard, '--top', 'ten'], 2, /--top: expected an integer of at least 0, got 'ten'/);
+    expectFailure(['rank', harvard, '--damping', '1.5'], 2, /--damping: expected a number in \[0, 1\), got '1\.5'/);
+  });
+
+  it('a truncated .gz', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 100_000; i++) lines.push(`${i}\t${(i * 31) % 100_000}`);
+    const zipped = gzipSync(lines.join('\n'));
+    const cut = join(dir.path, 'cut.tsv.gz');
+    writeFileSync(cut, zipped.subarray(0, zipped.length - 5000));
+    expectFailure(['stats', cut], 1, /cut\.tsv\.gz:\d+: truncated or corrupt gzip data/);
+  });
+
+  it('a BV graph whose properties do not match', () => {
+    const base = sharedData('cnr-2000', 'cnr-2000');
+    for (const ext of ['graph', 'offsets']) copyFileSync(`${base}.${ext}`, join(dir.path, `bad.${ext}`));
+    writeFileSync(
+      join(dir.path, 'bad.properties'),
+      readFileSync(`${base}.properties`, 'utf8').replace('arcs=3216152', 'arcs=3216000'),
+    );
+    expectFailure(['stats', join(dir.path, 'bad.graph')], 1, /bad\.graph: node \d+: more than the 3216000 arcs/);
+  });
+
+  it('an unknown page, method, format or option', () => {
+    expectFailure(['levels', harvard, '--root', 'http://nowhere/'], 2, /--root: no page labelled 'http:\/\/nowhere\/' in the graph/);
+    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, got 'hits'/);
+    expectFailure(['stats', harvard, '--format', 'gexf'], 2, /--format: expected one of/);
+    expectFailure(['stats', harvard, '--frobnicate'], 2, /unknown option '--frobnicate'/);
+    expectFailure(['levels', harvard], 2, /required option '--root <page...>' not specified/);
+  });
+
+  it('non-convergence is reported with exit status 3, the result still printed', () => {
+    const run = wga('rank', harvard, '--max-iterations', '3', '--json');
+    assert.equal(run.status, 3);
+    assert.match(run.stderr, /^wga: pagerank did not converge: L1 change .* after 3 iterations, tolerance 1e-10; raise --max-iterations\n$/);
+    const result = JSON.parse(run.stdout) as { converged: boolean; iterations: number };
+    assert.equal(result.converged, false);
+    assert.equal(result.iterations, 3);
+  });
+});
