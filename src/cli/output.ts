@@ -54,3 +54,13 @@ export function table(rows: string[][], right: number[] = []): string {
     )
     .join('\n');
 }
+
+/** Pages per number of clicks, with the cumulative share of all `pages`. */
+export function levelsTable(histogram: readonly number[], pages: number): string {
+  let cumulative = 0;
+  const rows = histogram.map((atLevel, level) => {
+    cumulative += atLevel;
+    return [String(level), count(atLevel), percent(cumulative, pages)];
+  });
+  return table([['clicks', 'pages', 'cumulative'], ...rows], [0, 1, 2]);
+}

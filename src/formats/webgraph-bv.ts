@@ -154,18 +154,21 @@ export function decodeBvGraph(
   let m = 0;
   let x = 0;
   let expectedOffset = 0;
+  // The offsets file holds the gaps between the bit positions where lists start, then the end.
+  const checkOffset = (what: string): void => {
+    if (offsetBits === null) return;
+    expectedOffset += offsetBits.readGamma();
+    if (bits.position !== expectedOffset) {
+      throw new InputFormatError(
+        paths.offsets ?? 'offsets',
+        undefined,
+        `${what} at bit ${bits.position} of the graph file but the offsets file says ${expectedOffset}`,
+      );
+    }
+  };
   try {
     for (x = 0; x < n; x++) {
-      if (offsetBits !== null) {
-        expectedOffset += offsetBits.readGamma();
-        if (bits.position !== expectedOffset) {
-          throw new InputFormatError(
-            paths.offsets ?? 'offsets',
-            undefined,
-            `node ${x} starts at bit ${bits.position} of the graph file but the offsets file says ${expectedOffset}`,
-          );
-        }
-      }
+      checkOffset(`node ${x} starts`);
       rowStart[x] = m;
       const degree = bits.readGamma();
       if (degree === 0) continue;
@@ -251,16 +254,7 @@ export function decodeBvGraph(
       m += degree;
     }
     rowStart[n] = m;
-    if (offsetBits !== null) {
-      expectedOffset += offsetBits.readGamma();
-      if (bits.position !== expectedOffset) {
-        throw new InputFormatError(
-          paths.offsets ?? 'offsets',
-          undefined,
-          `the graph ends at bit ${bits.position} but the offsets file says ${expectedOffset}`,
-        );
-      }
-    }
+    checkOffset('the graph ends');
   } catch (error) {
     if (error instanceof BitStreamError) throw mismatch(x, error.message);
     throw error;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { countDangling, degreeSummary } from '../../src/analysis/degrees.js';
-import { pagerank } from '../../src/analysis/pagerank.js';
+import { type PageRankResult, pagerank } from '../../src/analysis/pagerank.js';
 import { componentOf, stronglyConnectedComponents } from '../../src/analysis/scc.js';
 import { topK } from '../../src/analysis/top.js';
 import { type LoadedGraph, loadGraph } from '../../src/formats/load.js';
@@ -23,9 +23,11 @@ const cnrBv = sharedData('cnr-2000', 'cnr-2000.graph');
 describe('cnr-2000 (LAW), from the TSV and the BV files', () => {
   let tsv: LoadedGraph;
   let bv: LoadedGraph;
+  let rank: PageRankResult;
   before(async () => {
     tsv = await loadGraph(cnrTsv);
     bv = await loadGraph(cnrBv);
+    rank = pagerank(bv.graph);
   });
 
   it('has the published counts in both formats', () => {
@@ -81,7 +83,7 @@ describe('cnr-2000 (LAW), from the TSV and the BV files', () => {
       targets.push(b);
     }
     const reference = edgeListPageRank(n, Int32Array.from(sources), Int32Array.from(targets), 0.85, 1e-13);
-    const result = pagerank(bv.graph);
+    const result = rank;
     assert.ok(result.converged);
     assert.ok(result.residual <= 1e-10);
     const ours = topK(result.scores, 100);
@@ -127,7 +129,7 @@ describe('cnr-2000 (LAW), from the TSV and the BV files', () => {
       assert.equal(igraph.m, bv.graph.edgeCount);
       assert.equal(igraph.scc, 100_977);
       assert.equal(igraph.giant, 112_023);
-      const result = pagerank(bv.graph);
+      const result = rank;
       for (const [id, value] of igraph.top) {
         const relative = Math.abs(result.scores[id]! - value) / value;
         assert.ok(relative < 1e-6, `page ${id}: ours ${result.scores[id]} igraph ${value}`);

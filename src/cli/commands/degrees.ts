@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type DegreeDistribution, degreeSummary, inDegrees, outDegrees } from '../../analysis/degrees.js';
+import { type DegreeDistribution, type DegreeSummary, degreeSummary, inDegrees, outDegrees } from '../../analysis/degrees.js';
 import { topK } from '../../analysis/top.js';
 import type { Graph } from '../../graph/graph.js';
 import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
@@ -10,21 +10,11 @@ interface DegreesOptions extends GraphInputOptions {
   top?: string;
 }
 
-/** The `degrees --json` contract (documented in the README). */
-export interface DegreesJson {
-  nodes: number;
-  edges: number;
-  meanDegree: number;
-  maxInDegree: number;
-  maxOutDegree: number;
-  danglingNodes: number;
-  unreferencedNodes: number;
-  /** [in-degree, pages], increasing degree, every degree that occurs. */
-  inDistribution: DegreeDistribution;
-  outDistribution: DegreeDistribution;
+/** The `degrees --json` contract (documented in the README): the summary plus the top pages. */
+export type DegreesJson = DegreeSummary & {
   topIn: Array<{ label: string; degree: number }>;
   topOut: Array<{ label: string; degree: number }>;
-}
+};
 
 function topByDegree(graph: Graph, degrees: Int32Array, k: number): Array<{ label: string; degree: number }> {
   return Array.from(topK(degrees, k), (id) => ({ label: graph.labels.label(id), degree: degrees[id]! }));
@@ -58,15 +48,7 @@ export function registerDegrees(program: Command): void {
     const { graph } = await loadFromOptions(path, options);
     const summary = degreeSummary(graph);
     const report: DegreesJson = {
-      nodes: summary.nodes,
-      edges: summary.edges,
-      meanDegree: summary.meanDegree,
-      maxInDegree: summary.maxInDegree,
-      maxOutDegree: summary.maxOutDegree,
-      danglingNodes: summary.danglingNodes,
-      unreferencedNodes: summary.unreferencedNodes,
-      inDistribution: summary.inDistribution,
-      outDistribution: summary.outDistribution,
+      ...summary,
       topIn: topByDegree(graph, inDegrees(graph), k),
       topOut: topByDegree(graph, outDegrees(graph), k),
     };

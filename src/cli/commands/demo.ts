@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { degreeSummary } from '../../analysis/degrees.js';
 import { levels } from '../../analysis/levels.js';
 import { pagerank } from '../../analysis/pagerank.js';
-import { stronglyConnectedComponents } from '../../analysis/scc.js';
 import { topK } from '../../analysis/top.js';
 import { powerLawGraph } from '../../experiments/generators.js';
-import { count, percent, print, printJson, score, seconds, table } from '../output.js';
+import { count, levelsTable, print, printJson, score, table } from '../output.js';
+import { printStats, summarise } from './stats.js';
 import { integerOption, numberOption } from '../values.js';
 
 interface DemoOptions {
@@ -36,24 +35,17 @@ export function registerDemo(program: Command): void {
       const { graph, report } = powerLawGraph({ nodes: pages, exponent, danglingShare: 0.2, seed });
       const generate = (performance.now() - started) / 1000;
       started = performance.now();
-      const degrees = degreeSummary(graph);
-      const scc = stronglyConnectedComponents(graph);
+      const summary = summarise(graph, report);
       const rank = pagerank(graph);
       const best = topK(rank.scores, 10);
       const root = best[0]!;
       const fromTop = levels(graph, [root]);
       const analysis = (performance.now() - started) / 1000;
       const result = {
-        graph: { generator: 'power-law in-degree', exponent, pages, seed, danglingShare: 0.2 },
-        nodes: graph.nodeCount,
-        edges: graph.edgeCount,
-        selfLoopsDropped: report.selfLoopsDropped,
-        duplicatesDropped: report.duplicatesDropped,
-        danglingNodes: degrees.danglingNodes,
-        scc: { count: scc.count, largest: scc.largest },
-        meanDegree: degrees.meanDegree,
-        maxInDegree: degrees.maxInDegree,
-        maxOutDegree: degrees.maxOutDegree,
+        file: `synthetic web: ${pages} pages, P(in-degree k) ~ k^-${exponent}, 20% dangling, seed ${seed}`,
+        format: 'generated',
+        generator: { model: 'power-law in-degree', exponent, pages, seed, danglingShare: 0.2 },
+        ...summary,
         pagerank: {
           iterations: rank.iterations,
           residual: rank.residual,
@@ -71,27 +63,15 @@ export function registerDemo(program: Command): void {
           unreachable: fromTop.unreachable,
           histogram: fromTop.histogram,
         },
-        timings: { generate, analysis },
+        timings: { load: generate, analysis },
       };
       if (options.json === true) {
         printJson(result);
         return;
       }
-      const n = result.nodes;
-      print(`A synthetic web of ${count(n)} pages: in-degrees drawn from P(k) ~ k^-${exponent}, 20% of pages dangling, seed ${seed}.`);
-      print(`(wga stats/rank/scc/levels/degrees print the same for any graph file.)\n`);
-      print(
-        table([
-          ['pages', count(n)],
-          ['links', count(result.edges)],
-          ['dangling pages', `${count(result.danglingNodes)} (${percent(result.danglingNodes, n)})`],
-          ['SCCs', `${count(scc.count)}; the giant one has ${count(scc.largest)} pages (${percent(scc.largest, n)})`],
-          ['degree', `mean ${result.meanDegree.toFixed(2)}, max in ${count(result.maxInDegree)}, max out ${count(result.maxOutDegree)}`],
-          ['PageRank', `${rank.iterations} iterations to an L1 change of ${rank.residual.toExponential(2)}`],
-          ['time', `generate ${seconds(generate)}, analyse ${seconds(analysis)}`],
-        ]),
-      );
-      print('\nTop pages by PageRank (damping 0.85)');
+      print('wga stats, rank and levels of a generated web graph (any graph file works the same way):\n');
+      printStats(result);
+      print(`\nTop pages by PageRank (damping 0.85, ${rank.iterations} iterations to an L1 change of ${rank.residual.toExponential(2)})`);
       print(
         table(
           [['rank', 'score', 'in-links', 'page'], ...result.pagerank.top.map((t) => [String(t.rank), score(t.score), count(t.inDegree), t.label])],
@@ -99,19 +79,7 @@ export function registerDemo(program: Command): void {
         ),
       );
       print(`\nClicks from page ${result.levels.root} (the top page) to the others`);
-      let cumulative = 0;
-      print(
-        table(
-          [
-            ['clicks', 'pages', 'cumulative'],
-            ...fromTop.histogram.map((p, level) => {
-              cumulative += p;
-              return [String(level), count(p), percent(cumulative, n)];
-            }),
-          ],
-          [0, 1, 2],
-        ),
-      );
+      print(levelsTable(fromTop.histogram, graph.nodeCount));
       print(`${count(fromTop.unreachable)} pages cannot be reached from it.`);
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { levels } from '../../analysis/levels.js';
 import { writeScores } from '../../formats/scores.js';
 import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
-import { count, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
+import { count, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption, pageId } from '../values.js';
 
 interface LevelsOptions extends GraphInputOptions {
@@ -65,18 +65,6 @@ export function registerLevels(program: Command): void {
         `${count(report.unreachable)} unreachable; load ${seconds(loaded.seconds)}, solve ${seconds(solve)}`,
     );
     print();
-    let cumulative = 0;
-    print(
-      table(
-        [
-          ['clicks', 'pages', 'cumulative'],
-          ...report.histogram.map((pages, level) => {
-            cumulative += pages;
-            return [String(level), count(pages), percent(cumulative, n)];
-          }),
-        ],
-        [0, 1, 2],
-      ),
-    );
+    print(levelsTable(report.histogram, n));
   });
 }

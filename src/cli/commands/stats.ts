@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { degreeSummary } from '../../analysis/degrees.js';
 import { stronglyConnectedComponents } from '../../analysis/scc.js';
 import type { LoadedGraph } from '../../formats/load.js';
+import type { BuildReport } from '../../graph/builder.js';
+import type { Graph } from '../../graph/graph.js';
 import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
 import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
 
@@ -25,15 +27,12 @@ export interface StatsJson {
   timings: { load: number; analysis: number };
 }
 
-export function graphStats(loaded: LoadedGraph): StatsJson {
-  const started = performance.now();
-  const { graph, report } = loaded;
+/** The characteristics `stats` reports, for any built graph. */
+export function summarise(graph: Graph, report: BuildReport): Omit<StatsJson, 'file' | 'format' | 'timings'> {
   const degrees = degreeSummary(graph);
   const scc = stronglyConnectedComponents(graph);
   const graphBytes = graph.memoryBytes();
   return {
-    file: loaded.path,
-    format: loaded.format,
     nodes: graph.nodeCount,
     edges: graph.edgeCount,
     selfLoopsDropped: report.selfLoopsDropped,
@@ -47,6 +46,16 @@ export function graphStats(loaded: LoadedGraph): StatsJson {
     maxOutDegree: degrees.maxOutDegree,
     weighted: graph.weighted,
     memory: { graphBytes, bytesPerEdge: graph.edgeCount === 0 ? 0 : graphBytes / graph.edgeCount },
+  };
+}
+
+export function graphStats(loaded: LoadedGraph): StatsJson {
+  const started = performance.now();
+  const summary = summarise(loaded.graph, loaded.report);
+  return {
+    file: loaded.path,
+    format: loaded.format,
+    ...summary,
     timings: { load: loaded.seconds, analysis: (performance.now() - started) / 1000 },
   };
 }
