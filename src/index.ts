@@ -15,7 +15,26 @@ export { type LabelFileReport, readLabelFile } from './formats/label-file.js';
 export { type ScoreFormat, readScores, writeScores } from './formats/scores.js';
 export { type GraphFormat, type LoadOptions, type LoadedGraph, detectFormat, loadGraph } from './formats/load.js';
 
-export { type PageRankOptions, type PageRankResult, PAGERANK_DEFAULTS, pagerank } from './analysis/pagerank.js';
+export {
+  type PageRankOptions,
+  type PageRankResult,
+  type PageRankSolver,
+  PAGERANK_DEFAULTS,
+  PAGERANK_SOLVERS,
+  pagerank,
+} from './analysis/pagerank.js';
+export {
+  type MonteCarloOptions,
+  type MonteCarloResult,
+  MONTE_CARLO_DEFAULTS,
+  monteCarloPageRank,
+} from './analysis/montecarlo.js';
+export { type GraphChange, type UpdateReport, MonteCarloWalks, diffGraphs } from './analysis/montecarlo-incremental.js';
+export { type RestrictedPageRankResult, restrictedPageRank } from './analysis/restricted.js';
+export { type BowTieResult, type BowTiePartName, BOW_TIE_PARTS, BowTiePart, bowTie } from './analysis/bowtie.js';
+export { type RelativeError, averageRanks, kendallTau, meanRelativeError, spearman, topOverlap } from './analysis/compare.js';
+export { type Subgraph, SubsetLabels, inducedSubgraph } from './graph/subgraph.js';
+export { defaultThreads } from './parallel/pool.js';
 export {
   type SccResult,
   componentOf,

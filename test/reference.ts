@@ -108,3 +108,38 @@ function normalised(values: number[]): number[] {
   const total = values.reduce((s, x) => s + x, 0);
   return values.map((x) => x / total);
 }
+
+/**
+ * Expected visits of Algorithm 2's walks (m from every page, stop with
+ * probability 1 - c or at a dangling page): x = m 1 + c Q^T x, solved by
+ * fixed-point iteration.
+ */
+export function expectedVisits(n: number, edges: readonly Edge[], damping: number, walksPerPage: number): number[] {
+  const outDegree = new Array<number>(n).fill(0);
+  for (const [a] of edges) outDegree[a]!++;
+  let x = new Array<number>(n).fill(walksPerPage);
+  for (let iteration = 0; iteration < 10_000; iteration++) {
+    const next = new Array<number>(n).fill(walksPerPage);
+    for (const [a, b] of edges) next[b]! += (damping * x[a]!) / outDegree[a]!;
+    const change = next.reduce((s, v, i) => s + Math.abs(v - x[i]!), 0);
+    x = next;
+    if (change < 1e-12) break;
+  }
+  return x;
+}
+
+/** Two-sample Kolmogorov-Smirnov statistic D. */
+export function kolmogorovSmirnov(a: readonly number[], b: readonly number[]): number {
+  const sa = [...a].sort((x, y) => x - y);
+  const sb = [...b].sort((x, y) => x - y);
+  let i = 0;
+  let j = 0;
+  let d = 0;
+  while (i < sa.length && j < sb.length) {
+    const v = Math.min(sa[i]!, sb[j]!);
+    while (i < sa.length && sa[i] === v) i++;
+    while (j < sb.length && sb[j] === v) j++;
+    d = Math.max(d, Math.abs(i / sa.length - j / sb.length));
+  }
+  return d;
+}

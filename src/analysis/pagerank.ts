@@ -1,34 +1,55 @@
 /**
- * PageRank by power iteration: the Web Graph Analyzer paper, Definition 4 and
- * Algorithm 1 (Avrachenkov, Nemirovsky, Osipova, Valuetools 2006).
+ * PageRank: the Web Graph Analyzer paper, Definition 4, computed by power
+ * iteration (its Algorithm 1) or, by default, by the faster Gauss-Seidel
+ * solver over strongly connected components (pagerank-scc.ts), which gives
+ * the same vector.
  *
  * Convention (ours and the paper's): the hyperlink matrix P has 1/k for each
  * of the k out-links of a page; a dangling page (no out-links) spreads its
  * mass over all pages (by the `dangling` distribution, uniform by default);
  * the Google matrix is c P + (1 - c) 1 v with teleport v (uniform by default)
- * and damping c = 0.85. Starting from the uniform vector, iterate
+ * and damping c = 0.85. Power iteration starts from the uniform vector and
+ * iterates
  *   pi_k = c pi_{k-1} P + (c * dangling mass) d + (1 - c) v
- * until ||pi_k - pi_{k-1}||_1 <= tolerance. The scores sum to 1.
+ * until ||pi_k - pi_{k-1}||_1 <= tolerance. Every solver stops on that same
+ * quantity, the residual ||pi G - pi||_1. The scores sum to 1.
  *
  * On a weighted graph a page's out-links are followed in proportion to
  * their weights instead of uniformly (igraph's and networkx's convention).
  */
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
+import { defaultThreads } from '../parallel/pool.js';
+import { pagerankBySccGaussSeidel } from './pagerank-scc.js';
+import type { SccResult } from './scc.js';
+
+/**
+ * 'power': power iteration, the reference (Algorithm 1).
+ * 'gauss-seidel': Gauss-Seidel over strongly connected components in topological order.
+ * 'auto' (default): Gauss-Seidel when it applies (unweighted graph, dangling
+ * mass following the teleport distribution, no starting vector), else power.
+ */
+export type PageRankSolver = 'auto' | 'power' | 'gauss-seidel';
+export const PAGERANK_SOLVERS: readonly PageRankSolver[] = ['auto', 'power', 'gauss-seidel'];
 
 export interface PageRankOptions {
   /** c, the probability of following a link: 0.85 (the paper, Google). */
   damping?: number;
-  /** Stop when the L1 change between two iterates is at most this: 1e-10. */
+  /** Stop when ||pi G - pi||_1 (for power iteration, the change of an iteration) is at most this: 1e-10. */
   tolerance?: number;
-  /** Stop after this many iterations even if not converged (reported): 1000. */
+  /** Iteration limit (power iterations, or sweeps of one component): 1000. Reached = not converged, reported. */
   maxIterations?: number;
   /** Teleport (personalisation) distribution v, one entry per page; normalised. Default uniform. */
   teleport?: Float64Array | null;
   /** Where dangling pages send their mass; normalised. Default: the teleport distribution. */
   dangling?: Float64Array | null;
-  /** Starting vector; normalised. Default uniform (Algorithm 1, step 0). */
+  /** Starting vector of power iteration; normalised. Default uniform (Algorithm 1, step 0). */
   initial?: Float64Array | null;
+  solver?: PageRankSolver;
+  /** Strongly connected components of the graph, if already computed (saves the Gauss-Seidel solver a pass). */
+  scc?: SccResult;
+  /** Threads for the Gauss-Seidel solver's large components (the calling one included): the machine's cores. */
+  threads?: number;
   /** Called after every iteration with the iteration number and L1 change. */
   onIteration?: (iteration: number, residual: number) => void;
 }
@@ -41,25 +62,69 @@ export const PAGERANK_DEFAULTS = {
 
 export interface PageRankResult {
   scores: Float64Array;
-  /** Number of multiplications by the Google matrix performed. */
+  /** The solver that ran ('power' or 'gauss-seidel'). */
+  solver: Exclude<PageRankSolver, 'auto'>;
+  /** Power iteration: multiplications by the Google matrix. Gauss-Seidel: sweeps of the slowest component. */
   iterations: number;
-  /** L1 norm of the last change, ||pi_k - pi_{k-1}||_1. */
+  /** Links visited divided by links: the cost in units of one power iteration. */
+  equivalentIterations: number;
+  /** Power iteration: ||pi_k - pi_{k-1}||_1 of the last step; Gauss-Seidel: ||pi G - pi||_1 of the result. */
   residual: number;
-  /** False when maxIterations was reached with residual > tolerance. */
+  /** False when the iteration limit was reached with residual > tolerance. */
   converged: boolean;
   damping: number;
   tolerance: number;
 }
 
 export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankResult {
-  const n = graph.nodeCount;
   const damping = options.damping ?? PAGERANK_DEFAULTS.damping;
   const tolerance = options.tolerance ?? PAGERANK_DEFAULTS.tolerance;
   const maxIterations = options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations;
   checkPageRankOptions(damping, tolerance, maxIterations);
-  if (n === 0) return { scores: new Float64Array(0), iterations: 0, residual: 0, converged: true, damping, tolerance };
-
+  const solver = options.solver ?? 'auto';
+  if (options.threads !== undefined && !(Number.isInteger(options.threads) && options.threads >= 1)) {
+    throw new OptionError('threads', `must be a positive integer, got ${options.threads}`);
+  }
+  if (!PAGERANK_SOLVERS.includes(solver)) {
+    throw new OptionError('solver', `expected one of ${PAGERANK_SOLVERS.join(', ')}, got '${String(solver)}'`);
+  }
+  const n = graph.nodeCount;
   const teleport = distribution(options.teleport, n, 'teleport');
+  const gaussSeidelApplies = !graph.weighted && options.dangling == null && options.initial == null;
+  if (solver === 'gauss-seidel' && !gaussSeidelApplies) {
+    throw new OptionError(
+      'solver',
+      'gauss-seidel needs an unweighted graph, dangling mass following the teleport distribution and no starting vector; use power',
+    );
+  }
+  if (n > 0 && solver !== 'power' && gaussSeidelApplies) {
+    const result = pagerankBySccGaussSeidel(graph, {
+      damping,
+      tolerance,
+      maxIterations,
+      teleport,
+      threads: options.threads ?? defaultThreads(),
+      ...(options.scc === undefined ? {} : { scc: options.scc }),
+      ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }),
+    });
+    return { ...result, solver: 'gauss-seidel', damping, tolerance };
+  }
+  return powerIteration(graph, damping, tolerance, maxIterations, teleport, options);
+}
+
+/** Algorithm 1 of the paper: the reference solver. */
+function powerIteration(
+  graph: Graph,
+  damping: number,
+  tolerance: number,
+  maxIterations: number,
+  teleport: Float64Array | null,
+  options: PageRankOptions,
+): PageRankResult {
+  const n = graph.nodeCount;
+  if (n === 0) {
+    return { scores: new Float64Array(0), solver: 'power', iterations: 0, equivalentIterations: 0, residual: 0, converged: true, damping, tolerance };
+  }
   const dangling = options.dangling == null ? teleport : distribution(options.dangling, n, 'dangling');
   let x: Float64Array = distribution(options.initial, n, 'initial') ?? new Float64Array(n).fill(1 / n);
   let y: Float64Array = new Float64Array(n);
@@ -103,7 +168,16 @@ export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankR
     if (residual <= tolerance) break;
   }
   normalise(x);
-  return { scores: x, iterations, residual, converged: residual <= tolerance, damping, tolerance };
+  return {
+    scores: x,
+    solver: 'power',
+    iterations,
+    equivalentIterations: iterations,
+    residual,
+    converged: residual <= tolerance,
+    damping,
+    tolerance,
+  };
 }
 
 // The kernels below are separate monomorphic functions on typed arrays so

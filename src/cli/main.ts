@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, WgaError } from '../errors.js';
+import { registerCompare } from './commands/compare.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
 import { registerLevels } from './commands/levels.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerScc(program);
   registerLevels(program);
   registerDegrees(program);
+  registerCompare(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

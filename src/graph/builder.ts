@@ -1,6 +1,7 @@
 import { Graph } from './graph.js';
 import type { Labels } from './labels.js';
 import { EdgeBuffer } from './edge-buffer.js';
+import { sharedFloat64, sharedInt32, sharedUint32 } from '../parallel/shared-memory.js';
 import {
   type Csr,
   dropSelfLoops,
@@ -53,7 +54,7 @@ export function buildFromEdges(
   const symmetric = options.symmetric === true;
   const weighted = edges.weighted || options.duplicates === 'count';
   const n = nodeCount;
-  const offsets = new Uint32Array(n + 1);
+  const offsets = sharedUint32(n + 1);
   let selfLoops = 0;
   for (let i = 0; i < edges.chunkCount; i++) {
     const length = edges.chunkLength(i);
@@ -76,8 +77,8 @@ export function buildFromEdges(
   for (let v = 0; v < n; v++) offsets[v + 1]! += offsets[v]!;
   const csr: Csr = {
     offsets,
-    targets: new Int32Array(offsets[n]!),
-    weights: weighted ? new Float64Array(offsets[n]!) : null,
+    targets: sharedInt32(offsets[n]!),
+    weights: weighted ? sharedFloat64(offsets[n]!) : null,
   };
   // offsets[v] serves as the write cursor of row v during the scatter.
   for (let i = 0; i < edges.chunkCount; i++) {

@@ -3,6 +3,14 @@
  * duplicate merging. They work in place or into caller-provided arrays so the
  * builder can keep its peak memory near 12 bytes per edge.
  */
+import {
+  shareFloat64,
+  shareInt32,
+  shareUint32,
+  sharedFloat64,
+  sharedInt32,
+  sharedUint32,
+} from '../parallel/shared-memory.js';
 
 /** Rows of a CSR: row v holds targets[offsets[v] .. offsets[v+1]). */
 export interface Csr {
@@ -12,12 +20,15 @@ export interface Csr {
   weights: Float64Array | null;
 }
 
-/** Allocates the arrays of a CSR with `rows` rows and `entries` entries. */
+/**
+ * Allocates the arrays of a CSR with `rows` rows and `entries` entries, on
+ * shared memory so that worker threads can use the graph as it is.
+ */
 export function allocateCsr(rows: number, entries: number, weighted: boolean): Csr {
   return {
-    offsets: new Uint32Array(rows + 1),
-    targets: new Int32Array(entries),
-    weights: weighted ? new Float64Array(entries) : null,
+    offsets: sharedUint32(rows + 1),
+    targets: sharedInt32(entries),
+    weights: weighted ? sharedFloat64(entries) : null,
   };
 }
 
@@ -122,13 +133,18 @@ export function sortRowsAndMergeDuplicates(n: number, csr: Csr): number {
   return merged;
 }
 
-/** Copies the arrays down to their used length when entries were removed. */
+/** The arrays at their used length (copied when entries were removed), on shared memory. */
 export function shrinkToFit(n: number, csr: Csr): Csr {
   const used = csr.offsets[n]!;
-  if (used === csr.targets.length) return csr;
-  return {
-    offsets: csr.offsets,
-    targets: csr.targets.slice(0, used),
-    weights: csr.weights === null ? null : csr.weights.slice(0, used),
-  };
+  if (used === csr.targets.length) {
+    return {
+      offsets: shareUint32(csr.offsets),
+      targets: shareInt32(csr.targets),
+      weights: csr.weights === null ? null : shareFloat64(csr.weights),
+    };
+  }
+  const fitted = allocateCsr(0, used, csr.weights !== null);
+  fitted.targets.set(csr.targets.subarray(0, used));
+  fitted.weights?.set(csr.weights!.subarray(0, used));
+  return { offsets: shareUint32(csr.offsets), targets: fitted.targets, weights: fitted.weights };
 }

@@ -13,7 +13,8 @@ import type { Labels } from './labels.js';
  * in-edge e) exist only when a graph was built with weights or with
  * duplicate links counted; the web graph of the papers is unweighted.
  *
- * Memory: 8 bytes per edge and 8 per node unweighted, plus the labels.
+ * Memory: 8 bytes per edge and 8 per node unweighted, plus the labels. The
+ * builders put the arrays on SharedArrayBuffer, so worker threads share them.
  */
 export class Graph {
   readonly nodeCount: number;

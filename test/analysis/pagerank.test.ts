@@ -196,16 +196,19 @@ describe('PageRank against an exact dense solve', () => {
 describe('PageRank iteration control', () => {
   const graph = graphOf(oracles.moler_tiny_web_6!.edges!);
 
-  it('reports non-convergence instead of hiding it', () => {
-    const result = pagerank(graph, { maxIterations: 3 });
+  it('reports non-convergence instead of hiding it, with either solver', () => {
+    const result = pagerank(graph, { maxIterations: 3, solver: 'power' });
     assert.equal(result.converged, false);
     assert.equal(result.iterations, 3);
     assert.ok(result.residual > 1e-10);
+    const fast = pagerank(graph, { maxIterations: 2, solver: 'gauss-seidel' });
+    assert.equal(fast.converged, false);
+    assert.ok(fast.residual > 1e-10);
   });
 
   it('stops at the first iterate within the tolerance and reports its residual', () => {
     const residuals: number[] = [];
-    const result = pagerank(graph, { tolerance: 1e-6, onIteration: (_, r) => residuals.push(r) });
+    const result = pagerank(graph, { solver: 'power', tolerance: 1e-6, onIteration: (_, r) => residuals.push(r) });
     assert.ok(result.converged);
     assert.equal(residuals.length, result.iterations);
     assert.equal(residuals.at(-1), result.residual);

@@ -159,6 +159,77 @@ describe('wga commands', () => {
   });
 });
 
+describe('wga rank methods, compare and the bow-tie', () => {
+  it('rank --method montecarlo gives each top page a standard deviation', () => {
+    const result = json<{
+      method: string;
+      iterations: number;
+      residual: number;
+      montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number };
+      top: Array<{ label: string; score: number; stdDev: number; relativeError: number }>;
+    }>('rank', harvard, '--labels', harvardUrls, '--method', 'montecarlo', '--walks', '200', '--seed', '7', '--top', '5', '--json');
+    assert.equal(result.method, 'montecarlo');
+    assert.equal(result.montecarlo.walksPerPage, 200);
+    assert.equal(result.montecarlo.seed, 7);
+    assert.equal(result.montecarlo.walks, 100_000);
+    assert.ok(result.montecarlo.totalVisits > 100_000);
+    assert.equal(result.top[0]!.label, 'http://www.harvard.edu');
+    assert.ok(Math.abs(result.top[0]!.score - 0.0843) < 4 * result.top[0]!.stdDev);
+    for (const t of result.top) assert.ok(Math.abs(t.relativeError - t.stdDev / t.score) < 1e-12);
+    assert.equal(result.residual, Math.max(...result.top.map((t) => t.relativeError)));
+    const again = json<{ top: Array<{ score: number }> }>('rank', harvard, '--method', 'montecarlo', '--walks', '200', '--seed', '7', '--top', '5', '--json', '--threads', '1');
+    assert.deepEqual(again.top.map((t) => t.score), result.top.map((t) => t.score));
+  });
+
+  it('rank --solver power and the default give the same top pages', () => {
+    const power = json<{ solver: string; top: Array<{ label: string; score: number }> }>('rank', hollins, '--solver', 'power', '--json');
+    const fast = json<{ solver: string; equivalentIterations: number; top: Array<{ label: string; score: number }> }>('rank', hollins, '--json');
+    assert.equal(power.solver, 'power');
+    assert.equal(fast.solver, 'gauss-seidel');
+    assert.deepEqual(fast.top.map((t) => t.label), power.top.map((t) => t.label));
+    fast.top.forEach((t, i) => assert.ok(Math.abs(t.score - power.top[i]!.score) < 1e-9));
+  });
+
+  it('rank --root --max-level gives restricted PageRank', () => {
+    const result = json<{ restricted: { roots: string[]; maxLevel: number; nodes: number; edges: number }; top: Array<{ label: string }> }>(
+      'rank', hollins, '--labels', hollinsUrls, '--root', 'http://www.hollins.edu/', '--max-level', '1', '--json',
+    );
+    assert.deepEqual(result.restricted.roots, ['http://www.hollins.edu/']);
+    assert.equal(result.restricted.maxLevel, 1);
+    assert.equal(result.restricted.nodes, 26);
+    assert.equal(result.top[0]!.label, 'http://www.hollins.edu/');
+  });
+
+  it('compare --json reports tau, Spearman, top-k overlap and relative error', () => {
+    const exact = join(dir.path, 'exact.tsv');
+    const mc = join(dir.path, 'mc.tsv');
+    assert.equal(wga('rank', hollins, '--out', exact, '-q').status, 0);
+    assert.equal(wga('rank', hollins, '--method', 'montecarlo', '--walks', '20', '--out', mc, '-q').status, 0);
+    const same = json<{ kendallTau: number; spearman: number; topOverlap: Record<string, number>; meanRelativeError: { all: number } }>(
+      'compare', exact, exact, '--json',
+    );
+    assert.equal(same.kendallTau, 1);
+    assert.equal(same.spearman, 1);
+    assert.deepEqual(same.topOverlap, { '10': 1, '100': 1, '1000': 1 });
+    assert.equal(same.meanRelativeError.all, 0);
+    const result = json<{ pages: number; kendallTau: number; spearman: number; topOverlap: Record<string, number>; meanRelativeError: { all: number; top10Percent: number } }>(
+      'compare', exact, mc, '--json',
+    );
+    assert.equal(result.pages, 6012);
+    assert.ok(result.kendallTau > 0.5 && result.kendallTau < 1, `${result.kendallTau}`);
+    assert.ok(result.spearman > result.kendallTau);
+    assert.ok(result.topOverlap['10']! >= 0.7);
+    assert.ok(result.meanRelativeError.all > 0 && result.meanRelativeError.top10Percent > 0);
+    assert.ok(result.meanRelativeError.top10Percent < 20, `${result.meanRelativeError.top10Percent}`);
+  });
+
+  it('scc --json includes the bow-tie, whose parts add up to the pages', () => {
+    const scc = json<{ nodes: number; bowTie: Record<string, number> }>('scc', hollins, '--json');
+    assert.equal(Object.values(scc.bowTie).reduce((s, x) => s + x, 0), scc.nodes);
+    assert.equal(scc.bowTie.core, 1426);
+  });
+});
+
 describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () => {
   function expectFailure(args: string[], status: number, pattern: RegExp): void {
     const run = wga(...args);
@@ -210,16 +281,18 @@ describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () 
 
   it('an unknown page, method, format or option', () => {
     expectFailure(['levels', harvard, '--root', 'http://nowhere/'], 2, /--root: no page labelled 'http:\/\/nowhere\/' in the graph/);
-    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, got 'hits'/);
+    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, got 'hits'/);
     expectFailure(['stats', harvard, '--format', 'gexf'], 2, /--format: expected one of/);
     expectFailure(['stats', harvard, '--frobnicate'], 2, /unknown option '--frobnicate'/);
+    expectFailure(['compare', harvard, '/nonexistent/scores.tsv'], 1, /harvard500\.edges\.tsv:3: label '1' appears twice/);
+    expectFailure(['rank', harvard, '--max-level', '2'], 2, /--max-level: needs --root/);
     expectFailure(['levels', harvard], 2, /required option '--root <page...>' not specified/);
   });
 
   it('non-convergence is reported with exit status 3, the result still printed', () => {
-    const run = wga('rank', harvard, '--max-iterations', '3', '--json');
+    const run = wga('rank', harvard, '--max-iterations', '3', '--solver', 'power', '--json');
     assert.equal(run.status, 3);
-    assert.match(run.stderr, /^wga: pagerank did not converge: L1 change .* after 3 iterations, tolerance 1e-10; raise --max-iterations\n$/);
+    assert.match(run.stderr, /^wga: pagerank did not converge: residual .* after 3 iterations, tolerance 1e-10; raise --max-iterations\n$/);
     const result = JSON.parse(run.stdout) as { converged: boolean; iterations: number };
     assert.equal(result.converged, false);
     assert.equal(result.iterations, 3);

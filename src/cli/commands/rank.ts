@@ -1,134 +1,289 @@
 import type { Command } from 'commander';
-import { PAGERANK_DEFAULTS, type PageRankResult, pagerank } from '../../analysis/pagerank.js';
+import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../../analysis/montecarlo.js';
+import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankSolver, pagerank } from '../../analysis/pagerank.js';
+import { restrictedPageRank } from '../../analysis/restricted.js';
 import { topK } from '../../analysis/top.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode, OptionError } from '../../errors.js';
 import { writeScores } from '../../formats/scores.js';
 import type { Graph } from '../../graph/graph.js';
+import type { Labels } from '../../graph/labels.js';
+import { SubsetLabels } from '../../graph/subgraph.js';
+import { defaultThreads } from '../../parallel/pool.js';
 import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
-import { print, printJson, safeLabel, score, seconds, table } from '../output.js';
+import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { Progress } from '../progress.js';
 import { choiceOption, integerOption, numberOption, pageId } from '../values.js';
 
-export const RANK_METHODS = ['pagerank'] as const;
+export const RANK_METHODS = ['pagerank', 'montecarlo'] as const;
+export type RankMethod = (typeof RANK_METHODS)[number];
 
 interface RankOptions extends GraphInputOptions {
   method?: string;
+  solver?: string;
   damping?: string;
   tolerance?: string;
   maxIterations?: string;
   teleport?: string[];
+  root?: string[];
+  maxLevel?: string;
+  walks?: string;
+  seed?: string;
+  threads?: string;
   top?: string;
   out?: string;
 }
 
+export interface RankedPage {
+  rank: number;
+  label: string;
+  score: number;
+  /** Monte Carlo only: the estimated standard deviation of the score, and it relative to the score. */
+  stdDev?: number;
+  relativeError?: number;
+}
+
 /** The `rank --json` contract (documented in the README). */
 export interface RankJson {
-  method: string;
+  method: RankMethod;
+  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'. */
+  solver: string;
   nodes: number;
   edges: number;
   damping: number;
-  tolerance: number;
+  tolerance: number | null;
+  /** PageRank: iterations (power) or sweeps (Gauss-Seidel); Monte Carlo: walks per page. */
   iterations: number;
+  /** Cost in power iterations (links visited / links); Monte Carlo: steps / links. */
+  equivalentIterations: number;
+  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages. */
   residual: number;
   converged: boolean;
-  top: Array<{ rank: number; label: string; score: number }>;
+  /** Restricted PageRank: the pages within maxLevel clicks of the roots, else null. */
+  restricted: { roots: string[]; maxLevel: number; nodes: number; edges: number } | null;
+  /** Monte Carlo: walks per page, seed and total walks, else null. */
+  montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
+  top: RankedPage[];
   timings: { load: number; solve: number };
   out: string | null;
 }
 
-export function topEntries(graph: Graph, scores: Float64Array, k: number): RankJson['top'] {
-  return Array.from(topK(scores, k), (id, i) => ({ rank: i + 1, label: graph.labels.label(id), score: scores[id]! }));
+export function topEntries(labels: Labels, scores: Float64Array, k: number, deviations?: Float64Array): RankedPage[] {
+  return Array.from(topK(scores, k), (id, i) => {
+    const entry: RankedPage = { rank: i + 1, label: labels.label(id), score: scores[id]! };
+    if (deviations !== undefined) {
+      entry.stdDev = deviations[id]!;
+      entry.relativeError = deviations[id]! / scores[id]!;
+    }
+    return entry;
+  });
 }
 
 export function registerRank(program: Command): void {
   addGraphOptions(
     program
       .command('rank')
-      .description('rank every page (PageRank by power iteration) and show the best')
+      .description('rank every page (PageRank, Monte Carlo PageRank, restricted PageRank) and show the best')
       .argument('<graph>', 'graph file')
       .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}`, 'pagerank')
+      .option('--solver <solver>', `PageRank solver: ${PAGERANK_SOLVERS.join(', ')} (default: auto, the fastest that applies)`)
       .option('--damping <c>', `probability of following a link (default: ${PAGERANK_DEFAULTS.damping})`)
-      .option('--tolerance <eps>', `stop when the L1 change is at most eps (default: ${PAGERANK_DEFAULTS.tolerance})`)
+      .option('--tolerance <eps>', `stop when ||pi G - pi||_1 is at most eps (default: ${PAGERANK_DEFAULTS.tolerance})`)
       .option('--max-iterations <n>', `iteration limit (default: ${PAGERANK_DEFAULTS.maxIterations})`)
       .option('--teleport <page...>', 'personalised PageRank: jump only to these pages (labels or URLs)')
+      .option('--root <page...>', 'restricted PageRank: rank only the pages within --max-level clicks of these')
+      .option('--max-level <l>', 'restricted PageRank: the largest number of clicks from the roots (default: 3)')
+      .option('--walks <m>', `Monte Carlo: walks started at every page (default: ${MONTE_CARLO_DEFAULTS.walksPerPage})`)
+      .option('--seed <s>', `Monte Carlo: random seed (default: ${MONTE_CARLO_DEFAULTS.seed})`)
+      .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
       .option('--json', 'print one JSON document'),
   ).action(async (path: string, options: RankOptions) => {
     const method = choiceOption('--method', options.method, RANK_METHODS, 'pagerank');
-    const damping = numberOption('--damping', options.damping, PAGERANK_DEFAULTS.damping, {
-      min: 0,
-      max: 1,
-      exclusiveMax: true,
-    });
-    const tolerance = numberOption('--tolerance', options.tolerance, PAGERANK_DEFAULTS.tolerance, {
-      min: 0,
-      exclusiveMin: true,
-    });
+    const solver = choiceOption('--solver', options.solver, PAGERANK_SOLVERS, 'auto') as PageRankSolver;
+    const damping = numberOption('--damping', options.damping, PAGERANK_DEFAULTS.damping, { min: 0, max: 1, exclusiveMax: true });
+    const tolerance = numberOption('--tolerance', options.tolerance, PAGERANK_DEFAULTS.tolerance, { min: 0, exclusiveMin: true });
     const maxIterations = integerOption('--max-iterations', options.maxIterations, PAGERANK_DEFAULTS.maxIterations, 1);
+    const walksPerPage = integerOption('--walks', options.walks, MONTE_CARLO_DEFAULTS.walksPerPage, 1);
+    const seed = integerOption('--seed', options.seed, MONTE_CARLO_DEFAULTS.seed, 0);
+    const threads = integerOption('--threads', options.threads, defaultThreads(), 1);
+    const maxLevel = integerOption('--max-level', options.maxLevel, 3, 0);
     const k = integerOption('--top', options.top, 10, 0);
+    if (method === 'montecarlo' && (options.root !== undefined || options.teleport !== undefined)) {
+      throw new OptionError('--method montecarlo', 'does not take --root or --teleport');
+    }
+    if (options.maxLevel !== undefined && options.root === undefined) {
+      throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
+    }
     const loaded = await loadFromOptions(path, options);
     const { graph } = loaded;
-    let teleport: Float64Array | null = null;
-    if (options.teleport !== undefined) {
-      teleport = new Float64Array(graph.nodeCount);
-      for (const label of options.teleport) teleport[pageId(graph, label, '--teleport')] = 1;
-    }
     const progress = new Progress(options.quiet !== true);
     const started = performance.now();
-    const result: PageRankResult = pagerank(graph, {
+    const report = computeRanking(graph, method, {
+      solver,
       damping,
       tolerance,
       maxIterations,
-      teleport,
-      onIteration: (iteration, residual) =>
-        progress.update(() => `${method}: iteration ${iteration}, L1 change ${residual.toExponential(2)}`),
+      walksPerPage,
+      seed,
+      threads,
+      maxLevel,
+      k,
+      ...(options.teleport === undefined ? {} : { teleport: options.teleport }),
+      ...(options.root === undefined ? {} : { roots: options.root }),
+      progress,
     });
     progress.done();
     const solve = (performance.now() - started) / 1000;
+    const json: RankJson = { ...report.json, timings: { load: loaded.seconds, solve }, out: options.out ?? null };
     if (options.out !== undefined) {
-      await writeScores(options.out, graph.labels, result.scores, {
+      await writeScores(options.out, report.labels, report.scores, {
         method,
         comments: [
-          `wga rank ${method} of ${path}: damping ${damping}, tolerance ${tolerance}, ` +
-            `${result.iterations} iterations, residual ${result.residual}${result.converged ? '' : ' (NOT CONVERGED)'}`,
+          `wga rank --method ${method} of ${path}: ${json.solver}, damping ${damping}, ` +
+            `${json.iterations} iterations, residual ${json.residual}${json.converged ? '' : ' (NOT CONVERGED)'}` +
+            (json.restricted === null ? '' : `, restricted to ${json.restricted.maxLevel} clicks from ${json.restricted.roots.join(' ')}`),
         ],
       });
     }
-    const report: RankJson = {
-      method,
-      nodes: graph.nodeCount,
-      edges: graph.edgeCount,
-      damping,
-      tolerance,
-      iterations: result.iterations,
-      residual: result.residual,
-      converged: result.converged,
-      top: topEntries(graph, result.scores, k),
-      timings: { load: loaded.seconds, solve },
-      out: options.out ?? null,
-    };
-    if (options.json === true) printJson(report);
-    else printRank(report);
-    if (!result.converged) {
+    if (options.json === true) printJson(json);
+    else printRank(json);
+    if (!json.converged) {
       process.stderr.write(
-        `wga: ${method} did not converge: L1 change ${result.residual.toExponential(3)} after ` +
-          `${result.iterations} iterations, tolerance ${tolerance}; raise --max-iterations\n`,
+        `wga: ${method} did not converge: residual ${json.residual.toExponential(3)} after ` +
+          `${json.iterations} iterations, tolerance ${tolerance}; raise --max-iterations\n`,
       );
       process.exitCode = ExitCode.notConverged;
     }
   });
 }
 
+interface RankingRequest {
+  solver: PageRankSolver;
+  damping: number;
+  tolerance: number;
+  maxIterations: number;
+  walksPerPage: number;
+  seed: number;
+  threads: number;
+  maxLevel: number;
+  k: number;
+  teleport?: string[];
+  roots?: string[];
+  progress: Progress;
+}
+
+/** Runs the ranking method; returns the scores of the ranked pages, their labels, and the JSON report. */
+function computeRanking(
+  graph: Graph,
+  method: RankMethod,
+  request: RankingRequest,
+): { scores: Float64Array; labels: Labels; json: Omit<RankJson, 'timings' | 'out'> } {
+  const base = { method, nodes: graph.nodeCount, edges: graph.edgeCount, damping: request.damping, restricted: null, montecarlo: null };
+  if (method === 'montecarlo') {
+    const result = monteCarloPageRank(graph, {
+      walksPerPage: request.walksPerPage,
+      damping: request.damping,
+      seed: request.seed,
+      threads: request.threads,
+    });
+    const top = topEntries(graph.labels, result.scores, request.k, result.standardDeviations);
+    return {
+      scores: result.scores,
+      labels: graph.labels,
+      json: {
+        ...base,
+        solver: 'walks',
+        tolerance: null,
+        iterations: result.walksPerPage,
+        equivalentIterations: graph.edgeCount === 0 ? 0 : (result.totalVisits - result.walks) / graph.edgeCount,
+        residual: top.reduce((worst, t) => Math.max(worst, t.relativeError ?? 0), 0),
+        converged: true,
+        montecarlo: { walksPerPage: result.walksPerPage, seed: result.seed, walks: result.walks, totalVisits: result.totalVisits },
+        top,
+      },
+    };
+  }
+  let teleport: Float64Array | null = null;
+  if (request.teleport !== undefined) {
+    teleport = new Float64Array(graph.nodeCount);
+    for (const label of request.teleport) teleport[pageId(graph, label, '--teleport')] = 1;
+  }
+  const pagerankOptions = {
+    solver: request.solver,
+    damping: request.damping,
+    tolerance: request.tolerance,
+    maxIterations: request.maxIterations,
+    threads: request.threads,
+    teleport,
+    onIteration: (iteration: number, residual: number) =>
+      request.progress.update(() => `pagerank: iteration ${iteration}, residual ${residual.toExponential(2)}`),
+  };
+  if (request.roots !== undefined) {
+    const roots = request.roots.map((label) => pageId(graph, label, '--root'));
+    const restricted = restrictedPageRank(graph, roots, request.maxLevel, pagerankOptions);
+    const labels = new SubsetLabels(graph.labels, restricted.pages);
+    const { rank } = restricted;
+    return {
+      scores: rank.scores,
+      labels,
+      json: {
+        ...base,
+        solver: rank.solver,
+        tolerance: request.tolerance,
+        iterations: rank.iterations,
+        equivalentIterations: rank.equivalentIterations,
+        residual: rank.residual,
+        converged: rank.converged,
+        restricted: {
+          roots: roots.map((r) => graph.labels.label(r)),
+          maxLevel: request.maxLevel,
+          nodes: restricted.pages.length,
+          edges: restricted.edges,
+        },
+        top: topEntries(labels, rank.scores, request.k),
+      },
+    };
+  }
+  const rank = pagerank(graph, pagerankOptions);
+  return {
+    scores: rank.scores,
+    labels: graph.labels,
+    json: {
+      ...base,
+      solver: rank.solver,
+      tolerance: request.tolerance,
+      iterations: rank.iterations,
+      equivalentIterations: rank.equivalentIterations,
+      residual: rank.residual,
+      converged: rank.converged,
+      top: topEntries(graph.labels, rank.scores, request.k),
+    },
+  };
+}
+
 function printRank(report: RankJson): void {
-  print(
-    `${report.method} of ${report.nodes.toLocaleString('en-US')} pages: ${report.iterations} iterations, ` +
-      `L1 change ${report.residual.toExponential(2)}${report.converged ? '' : ' (NOT CONVERGED)'}, ` +
-      `load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`,
-  );
+  const scope =
+    report.restricted === null
+      ? `${count(report.nodes)} pages`
+      : `the ${count(report.restricted.nodes)} pages within ${report.restricted.maxLevel} clicks of ${report.restricted.roots.map((r) => safeLabel(r)).join(', ')} (of ${count(report.nodes)})`;
+  const how =
+    report.montecarlo !== null
+      ? `${count(report.montecarlo.walks)} walks (${report.montecarlo.walksPerPage} per page, seed ${report.montecarlo.seed}), ` +
+        `largest relative error of the top pages ${(100 * report.residual).toFixed(1)}%`
+      : `${report.solver}, ${report.iterations} iterations (${report.equivalentIterations.toFixed(1)} in power-iteration work), ` +
+        `residual ${report.residual.toExponential(2)}${report.converged ? '' : ' (NOT CONVERGED)'}`;
+  print(`${report.method} of ${scope}: ${how}; load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`);
   if (report.top.length > 0) {
     print();
-    print(table([['rank', 'score', 'page'], ...report.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.label)])], [0]));
+    const montecarlo = report.montecarlo !== null;
+    const header = montecarlo ? ['rank', 'score', '± std', 'page'] : ['rank', 'score', 'page'];
+    const rows = report.top.map((t) =>
+      montecarlo
+        ? [String(t.rank), score(t.score), `${(100 * (t.relativeError ?? Number.NaN)).toFixed(1)}%`, safeLabel(t.label)]
+        : [String(t.rank), score(t.score), safeLabel(t.label)],
+    );
+    print(table([header, ...rows], montecarlo ? [0, 2] : [0]));
   }
-  if (report.out !== null) print(`\nscores of all pages written to ${report.out}`);
+  if (report.out !== null) print(`\nscores of all ranked pages written to ${report.out}`);
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { BOW_TIE_PARTS, type BowTiePartName, bowTie } from '../../analysis/bowtie.js';
 import { componentSizeDistribution, stronglyConnectedComponents } from '../../analysis/scc.js';
 import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
 import { count, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
@@ -20,6 +21,8 @@ export interface SccJson {
   largestSizes: number[];
   /** [size, number of components of that size], increasing size. */
   sizeDistribution: Array<[number, number]>;
+  /** Pages in each part of the bow-tie around the giant SCC. */
+  bowTie: Record<BowTiePartName, number>;
   timings: { load: number; solve: number };
 }
 
@@ -27,7 +30,7 @@ export function registerScc(program: Command): void {
   addGraphOptions(
     program
       .command('scc')
-      .description('strongly connected components: how many, the giant one, the one of a root page')
+      .description('strongly connected components: how many, the giant one, the one of a root page, the bow-tie')
       .argument('<graph>', 'graph file')
       .option('--root <page>', 'also report the component of this page (label or URL)')
       .option('--top <k>', 'how many of the largest component sizes to list (default: 10)')
@@ -39,6 +42,7 @@ export function registerScc(program: Command): void {
     const root = options.root === undefined ? -1 : pageId(graph, options.root, '--root');
     const started = performance.now();
     const scc = stronglyConnectedComponents(graph);
+    const parts = bowTie(graph, scc);
     const solve = (performance.now() - started) / 1000;
     const largestSizes = Array.from(scc.sizes)
       .sort((a, b) => b - a)
@@ -57,6 +61,7 @@ export function registerScc(program: Command): void {
             },
       largestSizes,
       sizeDistribution: componentSizeDistribution(scc),
+      bowTie: parts.sizes,
       timings: { load: loaded.seconds, solve },
     };
     if (options.json === true) {
@@ -79,5 +84,12 @@ export function registerScc(program: Command): void {
     }
     rows.push(['time', `load ${seconds(report.timings.load)}, solve ${seconds(solve)}`]);
     print(table(rows));
+    print('\nbow-tie around the giant SCC');
+    print(
+      table(
+        BOW_TIE_PARTS.map((name) => [name, count(parts.sizes[name]), percent(parts.sizes[name], report.nodes)]),
+        [1, 2],
+      ),
+    );
   });
 }

@@ -1,0 +1,433 @@
+/**
+ * PageRank by Gauss-Seidel over strongly connected components in topological
+ * order, the approach of PRPACK (Gleich et al.), the solver behind igraph.
+ *
+ * With the dangling distribution equal to the teleport distribution v,
+ * PageRank is the normalised solution of the linear system
+ *     y = c P0^T y + v,   pi = y / ||y||_1,
+ * where P0 is the hyperlink matrix with the dangling rows left at zero (the
+ * Sherman-Morrison identity the NOTES cite for Monte Carlo). In that system a
+ * page depends only on its predecessors, so after numbering the strongly
+ * connected components in topological order each component can be solved
+ * once its predecessors are final:
+ * - a single page (most of a web graph: dangling pages, pages nobody links
+ *   back to) is exact in one pass: y_j = v_j + c * sum_{i->j} y_i / d_i;
+ * - a larger component iterates Gauss-Seidel sweeps on its own links, with
+ *   the links from earlier components folded into a constant. After every
+ *   sweep the component's total mass is set to the value its flow balance
+ *   implies (one-block aggregation), which removes the slowest error mode of
+ *   nearly closed components such as link farms.
+ * A component stops when its last sweep changed it by at most
+ * tolerance * (its mass); the sum over components bounds the residual of the
+ * normalised vector by about c * tolerance. The result is then verified
+ * with one product by the Google matrix, ||pi G - pi||_1 <= tolerance, the
+ * same quantity power iteration stops on; more sweeps follow if it is not met.
+ */
+import type { Graph } from '../graph/graph.js';
+import { barrierWait } from '../parallel/barrier.js';
+import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
+import { sharedFloat64, sharedInt32, sharedUint32 } from '../parallel/shared-memory.js';
+import { type SccResult, stronglyConnectedComponents } from './scc.js';
+
+export interface SccSolverOptions {
+  damping: number;
+  tolerance: number;
+  /** Cap on the sweeps of any one component (and on refinement rounds). */
+  maxIterations: number;
+  /** Normalised teleport distribution (also the dangling one), or null for uniform. */
+  teleport: Float64Array | null;
+  /** Components, when the caller has them already. */
+  scc?: SccResult;
+  /** Threads for the large components (this one included): 1 = sequential. */
+  threads: number;
+  onIteration?: (iteration: number, residual: number) => void;
+}
+
+export interface SccSolverResult {
+  scores: Float64Array;
+  /** Sweeps of the component that needed the most. */
+  iterations: number;
+  /** Links visited by all sweeps divided by the number of links: the cost in power iterations. */
+  equivalentIterations: number;
+  /** ||pi G - pi||_1 of the returned vector. */
+  residual: number;
+  converged: boolean;
+}
+
+/** Pages renumbered so that every component is a contiguous range, in topological order. */
+interface Ordered {
+  /** order[k] = old id of the page at position k. */
+  order: Int32Array;
+  /** componentStart[t] .. componentStart[t+1]: positions of the t-th component in topological order. */
+  componentStart: Int32Array;
+  /** In-links in positions, each list increasing (links from earlier components first). */
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  /** 1 / out-degree of the page at each position, 0 for dangling pages. */
+  share: Float64Array;
+}
+
+function orderByComponents(graph: Graph, scc: SccResult): Ordered {
+  const n = graph.nodeCount;
+  const count = scc.count;
+  const { component } = scc;
+  // Tarjan numbers sinks first: topological position t = count - 1 - id.
+  const componentStart = new Int32Array(count + 1);
+  for (let v = 0; v < n; v++) componentStart[count - component[v]!]!++;
+  for (let t = 0; t < count; t++) componentStart[t + 1]! += componentStart[t]!;
+  const order = new Int32Array(n);
+  const position = new Int32Array(n);
+  const cursor = componentStart.slice(0, count);
+  for (let v = 0; v < n; v++) {
+    const k = cursor[count - 1 - component[v]!]!++;
+    order[k] = v;
+    position[v] = k;
+  }
+  const { outOffsets, outTargets, inOffsets: oldInOffsets } = graph;
+  const inOffsets = sharedUint32(n + 1);
+  for (let k = 0; k < n; k++) {
+    const v = order[k]!;
+    inOffsets[k + 1] = inOffsets[k]! + (oldInOffsets[v + 1]! - oldInOffsets[v]!);
+  }
+  const inSources = sharedInt32(graph.edgeCount);
+  const fill = inOffsets.slice(0, n);
+  const share = sharedFloat64(n);
+  // Visiting sources in increasing position writes every in-list in increasing order.
+  for (let i = 0; i < n; i++) {
+    const u = order[i]!;
+    const end = outOffsets[u + 1]!;
+    const begin = outOffsets[u]!;
+    if (end > begin) share[i] = 1 / (end - begin);
+    for (let e = begin; e < end; e++) inSources[fill[position[outTargets[e]!]!]!++] = i;
+  }
+  return { order, componentStart, inOffsets, inSources, share };
+}
+
+export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions): SccSolverResult {
+  const n = graph.nodeCount;
+  const c = options.damping;
+  const tolerance = options.tolerance;
+  if (options.threads > 1) warmUpWorkers(options.threads);
+  const scc = options.scc ?? stronglyConnectedComponents(graph);
+  const { order, componentStart, inOffsets, inSources, share } = orderByComponents(graph, scc);
+  const teleport = new Float64Array(n);
+  if (options.teleport === null) teleport.fill(1 / n);
+  else for (let k = 0; k < n; k++) teleport[k] = options.teleport[order[k]!]!;
+
+  const threads = Math.max(1, Math.floor(options.threads));
+  const y = sharedFloat64(n);
+  /** z = y * share: what a page passes to each successor. */
+  const z = sharedFloat64(n);
+  const constant = sharedFloat64(n);
+  /** internalShare[i]: share of i's out-links that stay in its component. */
+  const internalShare = sharedFloat64(n);
+  /** First in-link of each page that comes from its own component. */
+  const firstInternal = sharedUint32(n);
+  const parallel: ComponentBlocks | null =
+    threads > 1 && scc.largest > 1
+      ? {
+          bounds: sharedInt32(threads + 1),
+          params: sharedFloat64(4),
+          inOffsets,
+          inSources,
+          firstInternal,
+          ownStart: sharedUint32(n),
+          ownEnd: sharedUint32(n),
+          share,
+          internalShare,
+          constant,
+          y,
+          z,
+          snapshot: sharedFloat64(n),
+          partials: sharedFloat64(4 * threads),
+          sweeps: sharedInt32(1),
+        }
+      : null;
+  let maxSweeps = 0;
+  let work = 0;
+  let capped = false;
+
+  for (let t = 0; t < scc.count; t++) {
+    const s = componentStart[t]!;
+    const e = componentStart[t + 1]!;
+    if (e - s === 1) {
+      let sum = 0;
+      const end = inOffsets[s + 1]!;
+      for (let q = inOffsets[s]!; q < end; q++) sum += z[inSources[q]!]!;
+      const value = teleport[s]! + c * sum;
+      y[s] = value;
+      z[s] = value * share[s]!;
+      continue;
+    }
+    // Links from earlier components are final: fold them into constant[j].
+    let constantMass = 0;
+    for (let j = s; j < e; j++) {
+      let q = inOffsets[j]!;
+      const end = inOffsets[j + 1]!;
+      let sum = 0;
+      for (; q < end && inSources[q]! < s; q++) sum += z[inSources[q]!]!;
+      firstInternal[j] = q;
+      for (let r = q; r < end; r++) internalShare[inSources[r]!]! += share[inSources[r]!]!;
+      const value = teleport[j]! + c * sum;
+      constant[j] = value;
+      constantMass += value;
+      y[j] = value;
+      z[j] = value * share[j]!;
+    }
+    const links = inOffsets[e]! - inOffsets[s]!;
+    const sweeps =
+      threads > 1 && links >= PARALLEL_COMPONENT_LINKS
+        ? solveComponentInParallel(s, e, threads, parallel!, c, tolerance, options.maxIterations, constantMass)
+        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z);
+    if (sweeps >= options.maxIterations) capped = true;
+    if (sweeps > maxSweeps) maxSweeps = sweeps;
+    work += sweeps * (inOffsets[e]! - inOffsets[s]!);
+  }
+  work += graph.edgeCount;
+
+  const scores = new Float64Array(n);
+  let residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores);
+  options.onIteration?.(maxSweeps, residual);
+  // Refinement: whole-system Gauss-Seidel sweeps in topological order until the residual holds.
+  let rounds = 0;
+  while (residual > tolerance && rounds < options.maxIterations && !capped) {
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      const end = inOffsets[j + 1]!;
+      for (let q = inOffsets[j]!; q < end; q++) sum += z[inSources[q]!]!;
+      const value = teleport[j]! + c * sum;
+      y[j] = value;
+      z[j] = value * share[j]!;
+    }
+    rounds++;
+    work += 2 * graph.edgeCount;
+    residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores);
+    options.onIteration?.(maxSweeps + rounds, residual);
+  }
+  return {
+    scores,
+    iterations: maxSweeps + rounds,
+    equivalentIterations: graph.edgeCount === 0 ? 0 : work / graph.edgeCount,
+    residual,
+    converged: residual <= tolerance,
+  };
+}
+
+/** Gauss-Seidel sweeps with mass balancing on positions [s, e); returns the number of sweeps. */
+function solveComponent(
+  s: number,
+  e: number,
+  c: number,
+  tolerance: number,
+  maxSweeps: number,
+  constantMass: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  firstInternal: Uint32Array,
+  share: Float64Array,
+  internalShare: Float64Array,
+  constant: Float64Array,
+  y: Float64Array,
+  z: Float64Array,
+): number {
+  let sweeps = 0;
+  while (sweeps < maxSweeps) {
+    let change = 0;
+    let mass = 0;
+    let retained = 0;
+    for (let j = s; j < e; j++) {
+      let sum = 0;
+      const end = inOffsets[j + 1]!;
+      for (let q = firstInternal[j]!; q < end; q++) sum += z[inSources[q]!]!;
+      const value = constant[j]! + c * sum;
+      change += Math.abs(value - y[j]!);
+      y[j] = value;
+      z[j] = value * share[j]!;
+      mass += value;
+      retained += internalShare[j]! * value;
+    }
+    sweeps++;
+    if (mass > 0) {
+      // Flow balance of the component: mass = constantMass + c * (mass kept inside).
+      const balanced = constantMass / (1 - (c * retained) / mass);
+      const scale = balanced / mass;
+      change += Math.abs(balanced - mass);
+      for (let j = s; j < e; j++) {
+        y[j]! *= scale;
+        z[j] = y[j]! * share[j]!;
+      }
+      mass = balanced;
+    }
+    if (change <= tolerance * mass) break;
+  }
+  return sweeps;
+}
+
+/** Components with at least this many links are split between threads. */
+export const PARALLEL_COMPONENT_LINKS = 100_000;
+
+/** The shared arrays of a parallel component solve (all of length n, positions as in Ordered). */
+export interface ComponentBlocks {
+  /** Thread t sweeps positions bounds[t] .. bounds[t+1]. */
+  bounds: Int32Array;
+  /** [damping, tolerance, maximum sweeps, constant mass of the component]. */
+  params: Float64Array;
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  firstInternal: Uint32Array;
+  /** In-links of j from its own thread's block: ownStart[j] .. ownEnd[j]. */
+  ownStart: Uint32Array;
+  ownEnd: Uint32Array;
+  share: Float64Array;
+  internalShare: Float64Array;
+  constant: Float64Array;
+  y: Float64Array;
+  z: Float64Array;
+  /** z as of the end of the previous sweep: what a thread reads of the other blocks. */
+  snapshot: Float64Array;
+  /** Per thread: change, mass, retained mass of its block in the current sweep. */
+  partials: Float64Array;
+  sweeps: Int32Array;
+}
+
+/**
+ * Splits component [s, e) into one block per thread (equal numbers of links)
+ * and runs the block sweeps: Gauss-Seidel inside a block, the previous
+ * sweep's values across blocks, one mass balance for the whole component.
+ * Deterministic: every thread sums the same partials in the same order.
+ */
+function solveComponentInParallel(
+  s: number,
+  e: number,
+  threads: number,
+  data: ComponentBlocks,
+  c: number,
+  tolerance: number,
+  maxSweeps: number,
+  constantMass: number,
+): number {
+  const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshot } = data;
+  const first = inOffsets[s]!;
+  const links = inOffsets[e]! - first;
+  bounds[0] = s;
+  let j = s;
+  for (let t = 1; t < threads; t++) {
+    const target = first + (links * t) / threads;
+    while (j < e && inOffsets[j]! < target) j++;
+    bounds[t] = j;
+  }
+  bounds[threads] = e;
+  for (let t = 0; t < threads; t++) {
+    const lo = bounds[t]!;
+    const hi = bounds[t + 1]!;
+    for (let k = lo; k < hi; k++) {
+      const end = inOffsets[k + 1]!;
+      let q = firstInternal[k]!;
+      while (q < end && inSources[q]! < lo) q++;
+      ownStart[k] = q;
+      while (q < end && inSources[q]! < hi) q++;
+      ownEnd[k] = q;
+    }
+  }
+  snapshot.set(z.subarray(s, e), s);
+  data.params.set([c, tolerance, maxSweeps, constantMass]);
+  runParallel('pagerank-component-blocks', data, threads, sweepComponentBlocks);
+  return data.sweeps[0]!;
+}
+
+/** One thread's part of solveComponentInParallel (also run by the worker threads). */
+export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): void {
+  const { data, thread, threads, barrier } = context;
+  const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, internalShare, constant, y, z, snapshot, partials } = data;
+  const c = params[0]!;
+  const tolerance = params[1]!;
+  const maxSweeps = params[2]!;
+  const constantMass = params[3]!;
+  const lo = bounds[thread]!;
+  const hi = bounds[thread + 1]!;
+  let sweeps = 0;
+  while (sweeps < maxSweeps) {
+    let change = 0;
+    let mass = 0;
+    let retained = 0;
+    for (let j = lo; j < hi; j++) {
+      let sum = 0;
+      const a = ownStart[j]!;
+      const b = ownEnd[j]!;
+      const end = inOffsets[j + 1]!;
+      for (let q = firstInternal[j]!; q < a; q++) sum += snapshot[inSources[q]!]!;
+      for (let q = a; q < b; q++) sum += z[inSources[q]!]!;
+      for (let q = b; q < end; q++) sum += snapshot[inSources[q]!]!;
+      const value = constant[j]! + c * sum;
+      change += Math.abs(value - y[j]!);
+      y[j] = value;
+      z[j] = value * share[j]!;
+      mass += value;
+      retained += internalShare[j]! * value;
+    }
+    partials[3 * thread] = change;
+    partials[3 * thread + 1] = mass;
+    partials[3 * thread + 2] = retained;
+    barrierWait(barrier, threads);
+    let totalChange = 0;
+    let totalMass = 0;
+    let totalRetained = 0;
+    for (let t = 0; t < threads; t++) {
+      totalChange += partials[3 * t]!;
+      totalMass += partials[3 * t + 1]!;
+      totalRetained += partials[3 * t + 2]!;
+    }
+    if (totalMass > 0) {
+      const balanced = constantMass / (1 - (c * totalRetained) / totalMass);
+      const scale = balanced / totalMass;
+      totalChange += Math.abs(balanced - totalMass);
+      for (let j = lo; j < hi; j++) {
+        y[j]! *= scale;
+        z[j] = y[j]! * share[j]!;
+      }
+      totalMass = balanced;
+    }
+    snapshot.set(z.subarray(lo, hi), lo);
+    barrierWait(barrier, threads);
+    sweeps++;
+    if (totalChange <= tolerance * totalMass) break;
+  }
+  if (thread === 0) data.sweeps[0] = sweeps;
+}
+
+/**
+ * Writes pi = y / ||y||_1 back in original ids into `scores` and returns
+ * ||pi G - pi||_1, computed with one pull over the original graph.
+ */
+function normaliseAndMeasure(
+  graph: Graph,
+  c: number,
+  teleport: Float64Array | null,
+  order: Int32Array,
+  y: Float64Array,
+  scores: Float64Array,
+): number {
+  const n = graph.nodeCount;
+  let total = 0;
+  for (let k = 0; k < n; k++) total += y[k]!;
+  for (let k = 0; k < n; k++) scores[order[k]!] = y[k]! / total;
+  const { outOffsets, inOffsets, inSources } = graph;
+  const passed = new Float64Array(n);
+  let dangling = 0;
+  for (let u = 0; u < n; u++) {
+    const degree = outOffsets[u + 1]! - outOffsets[u]!;
+    if (degree === 0) dangling += scores[u]!;
+    else passed[u] = scores[u]! / degree;
+  }
+  // Dangling mass goes where teleports go (the condition for the linear system above).
+  const jump = c * dangling + (1 - c);
+  let residual = 0;
+  for (let v = 0; v < n; v++) {
+    let sum = 0;
+    const end = inOffsets[v + 1]!;
+    for (let e = inOffsets[v]!; e < end; e++) sum += passed[inSources[e]!]!;
+    const next = c * sum + jump * (teleport === null ? 1 / n : teleport[v]!);
+    residual += Math.abs(next - scores[v]!);
+  }
+  return residual;
+}

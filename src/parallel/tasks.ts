@@ -1,0 +1,16 @@
+/**
+ * The kernels worker threads can run, by name. A kernel takes a TaskContext
+ * (shared data, its thread number, the thread count, a barrier) and works on
+ * its share; pool.ts runs thread 0 of the same kernel in the calling thread.
+ */
+import { simulateWalks } from '../analysis/montecarlo.js';
+import { sweepComponentBlocks } from '../analysis/pagerank-scc.js';
+import type { TaskContext } from './pool.js';
+
+/** A kernel of any data type (`never` accepts them all: the name decides the type). */
+export type ParallelKernel = (context: TaskContext<never>) => void;
+
+export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
+  'pagerank-component-blocks': sweepComponentBlocks,
+  'montecarlo-walks': simulateWalks,
+};

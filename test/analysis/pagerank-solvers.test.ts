@@ -1,0 +1,81 @@
+/** The fast PageRank solver against the reference power iteration, on every graph of ../shared/data. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { pagerank } from '../../src/analysis/pagerank.js';
+import { OptionError } from '../../src/errors.js';
+import { loadGraph } from '../../src/formats/load.js';
+import { EdgeCollector } from '../../src/graph/edge-collector.js';
+import type { Graph } from '../../src/graph/graph.js';
+import { Random } from '../../src/util/random.js';
+import { l1Distance, sharedData } from '../helpers.js';
+
+function assertSameVector(graph: Graph, name: string, options: { teleport?: Float64Array; damping?: number } = {}): void {
+  const reference = pagerank(graph, { ...options, solver: 'power', tolerance: 1e-13, maxIterations: 100_000 });
+  for (const threads of [1, 2]) {
+    const fast = pagerank(graph, { ...options, solver: 'gauss-seidel', tolerance: 1e-12, threads });
+    assert.equal(fast.solver, 'gauss-seidel');
+    assert.ok(fast.converged, `${name}: converged`);
+    assert.ok(fast.residual <= 1e-12, `${name}: residual ${fast.residual}`);
+    const distance = l1Distance(fast.scores, reference.scores);
+    assert.ok(distance <= 1e-10, `${name}, ${threads} thread(s): L1 distance ${distance}`);
+  }
+  // At the default tolerance the fast solver meets it, and stays as close as power iteration does.
+  const quick = pagerank(graph, options);
+  const power = pagerank(graph, { ...options, solver: 'power' });
+  assert.equal(quick.solver, 'gauss-seidel');
+  assert.ok(quick.residual <= 1e-10);
+  assert.ok(quick.equivalentIterations < power.iterations, `${name}: ${quick.equivalentIterations} vs ${power.iterations}`);
+  assert.ok(l1Distance(quick.scores, reference.scores) <= 1e-9, `${name}: default tolerance`);
+}
+
+describe('Gauss-Seidel over SCCs equals power iteration', () => {
+  for (const [name, path] of [
+    ['cnr-2000', sharedData('cnr-2000', 'cnr-2000.graph')],
+    ['hollins', sharedData('hollins', 'hollins.edges.txt')],
+    ['harvard500', sharedData('harvard500', 'harvard500.edges.tsv')],
+  ] as const) {
+    it(`on ${name}, to 1e-10 in L1`, async () => {
+      const { graph } = await loadGraph(path);
+      assertSameVector(graph, name);
+    });
+  }
+
+  it('on the published small graphs (directed, unweighted ones)', () => {
+    const oracles = JSON.parse(readFileSync(sharedData('oracles', 'published-small-graphs.json'), 'utf8')) as Record<
+      string,
+      { edges?: Array<[number | string, number | string]>; directed?: boolean; weights?: unknown; alpha?: number }
+    >;
+    let checked = 0;
+    for (const [name, oracle] of Object.entries(oracles)) {
+      if (oracle.edges === undefined || oracle.directed === false || oracle.weights != null || name.includes('hits')) continue;
+      const collector = new EdgeCollector();
+      for (const [a, b] of oracle.edges) collector.add(String(a), String(b));
+      assertSameVector(collector.build().graph, name, { damping: oracle.alpha ?? 0.85 });
+      checked++;
+    }
+    assert.ok(checked >= 3, `${checked} graphs`);
+  });
+
+  it('with personalised teleport and on random graphs with many components', () => {
+    const random = new Random(31);
+    for (let trial = 0; trial < 10; trial++) {
+      const n = 50 + random.nextInt(2000);
+      const collector = new EdgeCollector();
+      for (let i = 0; i < 3 * n; i++) collector.addNumeric(random.nextInt(n), random.nextInt(n));
+      const { graph } = collector.build();
+      const teleport = new Float64Array(graph.nodeCount);
+      for (let i = 0; i < 5; i++) teleport[random.nextInt(graph.nodeCount)] = 1 + random.nextInt(3);
+      assertSameVector(graph, `random ${trial}`, trial % 2 === 0 ? { teleport } : {});
+    }
+  });
+
+  it('is chosen by default only where it applies', () => {
+    const collector = new EdgeCollector(true);
+    collector.add('a', 'b', 2);
+    collector.add('b', 'a', 1);
+    const weighted = collector.build().graph;
+    assert.equal(pagerank(weighted).solver, 'power');
+    assert.throws(() => pagerank(weighted, { solver: 'gauss-seidel' }), OptionError);
+  });
+});
