@@ -1,0 +1,176 @@
+/**
+ * Adaptive OPIC (Abiteboul, Preda, Cobena, Section 3.3; NOTES section 3):
+ * page importance over a recent window of the history, so that it follows a
+ * changing graph. Reads, cash and the virtual page are OPIC's (opic.ts);
+ * only the history kept per page differs.
+ *
+ * A measure is what a read credited: the cash c_r at G-time g_r, gathered
+ * since the page's previous read at g_(r-1). A window of consecutive
+ * measures a..b estimates the page's importance as a rate of cash per unit
+ * of G-time, (sum of c_a..c_b + cash now) / (G now - g_(a-1)); rates of all
+ * pages add up to about 1 because a unit of G-time moves a unit of cash.
+ * The policies differ in which measures they keep:
+ * - Fixed Window (T): the reads of the last T units of G-time;
+ * - Variable Window (k): the last k reads;
+ * - Improved Fixed Window (T, min): the reads of the last T, and at least the last `min`;
+ * - Interpolation (T): no list, one measure: H[i] estimates the cash gathered
+ *   during the T before the last read and G[i] is that read's time. On a read,
+ *   with D = G - G[i]: H = H (T - D) / T + C if D < T, else H = C T / D. The
+ *   estimate is H / T.
+ * New pages get a default history: the mean rate of the pages most recently
+ * read for the first time (recently introduced pages), as the paper does.
+ */
+import { OptionError } from '../errors.js';
+import { Opic, type OpicOptions, type OpicStrategy } from './opic.js';
+
+export type WindowPolicy =
+  | { kind: 'fixed'; window: number }
+  | { kind: 'variable'; measures: number }
+  | { kind: 'improved-fixed'; window: number; minimumMeasures: number }
+  | { kind: 'interpolation'; window: number };
+
+/** How many recently introduced pages the default history averages. */
+const RECENT_PAGES = 64;
+
+export class AdaptiveOpic {
+  readonly opic: Opic;
+  private readonly policy: WindowPolicy;
+  /** Per page: the G-times g_(a-1), g_a, ..., g_b of the kept window, and the cash c_a..c_b. */
+  private times: number[][] = [];
+  private amounts: number[][] = [];
+  /** Interpolation: H[i] and the default history a new page starts with. */
+  private interpolated: Float64Array = new Float64Array(16);
+  private readonly recentRates: number[] = [];
+
+  constructor(policy: WindowPolicy, options: OpicOptions = {}) {
+    checkPolicy(policy);
+    this.policy = policy;
+    this.opic = new Opic(options);
+  }
+
+  /** A graph of `pages` pages known from the start, each with cash 1/pages. */
+  static withPages(pages: number, policy: WindowPolicy, options: OpicOptions = {}): AdaptiveOpic {
+    const adaptive = new AdaptiveOpic(policy, options);
+    for (let i = 0; i < pages; i++) adaptive.addPage();
+    adaptive.opic.distributeInitialCash(Int32Array.from({ length: pages }, (_, i) => i));
+    return adaptive;
+  }
+
+  get pages(): number {
+    return this.opic.pages;
+  }
+
+  addPage(focus = false): number {
+    const id = this.opic.addPage(focus);
+    this.times.push([this.opic.time]);
+    this.amounts.push([]);
+    if (id >= this.interpolated.length) {
+      const bigger = new Float64Array(2 * id + 2);
+      bigger.set(this.interpolated);
+      this.interpolated = bigger;
+    }
+    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate() * this.policy.window;
+    return id;
+  }
+
+  next(strategy: OpicStrategy): number {
+    return this.opic.next(strategy);
+  }
+
+  /** Reads page i (see Opic.read) and records the measure in its history. */
+  read(i: number, outLinks: ArrayLike<number>): number {
+    const previous = this.opic.lastReadTime(i);
+    const firstRead = !this.opic.isRead(i);
+    const amount = this.opic.read(i, outLinks);
+    const now = this.opic.time;
+    if (this.policy.kind === 'interpolation') {
+      const window = this.policy.window;
+      const elapsed = now - previous;
+      this.interpolated[i] =
+        elapsed < window ? (this.interpolated[i]! * (window - elapsed)) / window + amount : (amount * window) / Math.max(elapsed, 1e-300);
+    } else {
+      const times = this.times[i]!;
+      const amounts = this.amounts[i]!;
+      times.push(now);
+      amounts.push(amount);
+      this.prune(times, amounts, now);
+    }
+    if (firstRead) {
+      this.recentRates.push(this.rate(i));
+      if (this.recentRates.length > RECENT_PAGES) this.recentRates.shift();
+    }
+    return amount;
+  }
+
+  /** Page i's importance as a rate of cash per unit of G-time. */
+  rate(i: number): number {
+    const now = this.opic.time;
+    if (this.policy.kind === 'interpolation') return this.interpolated[i]! / this.policy.window;
+    const times = this.times[i]!;
+    const amounts = this.amounts[i]!;
+    let sum = this.opic.cashOf(i);
+    for (const c of amounts) sum += c;
+    const span = now - times[0]!;
+    if (span > 0) return sum / span;
+    return this.defaultRate();
+  }
+
+  /** Estimates of all pages, normalised to add up to 1. */
+  estimates(): Float64Array {
+    const result = new Float64Array(this.pages);
+    let total = 0;
+    for (let i = 0; i < this.pages; i++) {
+      result[i] = this.rate(i);
+      total += result[i]!;
+    }
+    if (total > 0) for (let i = 0; i < this.pages; i++) result[i]! /= total;
+    return result;
+  }
+
+  /** Measures stored per page on average (the paper's Figure 5): 1 for Interpolation. */
+  measuresPerPage(): number {
+    if (this.policy.kind === 'interpolation') return 1;
+    let total = 0;
+    for (const amounts of this.amounts) total += amounts.length;
+    return this.pages === 0 ? 0 : total / this.pages;
+  }
+
+  /** The mean rate of the pages most recently read for the first time. */
+  private defaultRate(): number {
+    if (this.recentRates.length === 0) return 0;
+    return this.recentRates.reduce((s, x) => s + x, 0) / this.recentRates.length;
+  }
+
+  /** Drops the measures the policy does not keep (times[0] is the start of the oldest kept one). */
+  private prune(times: number[], amounts: number[], now: number): void {
+    const policy = this.policy;
+    let drop = 0;
+    if (policy.kind === 'variable') {
+      drop = Math.max(0, amounts.length - policy.measures);
+    } else if (policy.kind === 'fixed' || policy.kind === 'improved-fixed') {
+      // Keep the reads made within the last `window` of G-time.
+      while (drop < amounts.length - 1 && times[drop + 1]! < now - policy.window) drop++;
+      if (policy.kind === 'improved-fixed') drop = Math.min(drop, Math.max(0, amounts.length - policy.minimumMeasures));
+    }
+    if (drop > 0) {
+      times.splice(0, drop);
+      amounts.splice(0, drop);
+    }
+  }
+}
+
+function checkPolicy(policy: WindowPolicy): void {
+  const positive = (name: string, value: number): void => {
+    if (!(value > 0 && Number.isFinite(value))) throw new OptionError(name, `must be a positive number, got ${value}`);
+  };
+  if (policy.kind === 'variable') {
+    if (!(Number.isInteger(policy.measures) && policy.measures >= 1)) {
+      throw new OptionError('measures', `must be a positive integer, got ${policy.measures}`);
+    }
+  } else {
+    positive('window', policy.window);
+    if (policy.kind === 'improved-fixed' && !(Number.isInteger(policy.minimumMeasures) && policy.minimumMeasures >= 1)) {
+      throw new OptionError('minimum-measures', `must be a positive integer, got ${policy.minimumMeasures}`);
+    }
+  }
+}
