@@ -10,6 +10,7 @@ import { ExitCode, WgaError } from '../errors.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
+import { registerExperiment } from './commands/experiment.js';
 import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerLevels(program);
   registerDegrees(program);
   registerCompare(program);
+  registerExperiment(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

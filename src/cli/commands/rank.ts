@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../../analysis/montecarlo.js';
+import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../../analysis/opic.js';
 import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankSolver, pagerank } from '../../analysis/pagerank.js';
 import { restrictedPageRank } from '../../analysis/restricted.js';
 import { topK } from '../../analysis/top.js';
@@ -14,7 +15,7 @@ import { count, print, printJson, safeLabel, score, seconds, table } from '../ou
 import { Progress } from '../progress.js';
 import { choiceOption, integerOption, numberOption, pageId } from '../values.js';
 
-export const RANK_METHODS = ['pagerank', 'montecarlo'] as const;
+export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic'] as const;
 export type RankMethod = (typeof RANK_METHODS)[number];
 
 interface RankOptions extends GraphInputOptions {
@@ -28,6 +29,8 @@ interface RankOptions extends GraphInputOptions {
   maxLevel?: string;
   walks?: string;
   seed?: string;
+  strategy?: string;
+  reads?: string;
   threads?: string;
   top?: string;
   out?: string;
@@ -45,23 +48,25 @@ export interface RankedPage {
 /** The `rank --json` contract (documented in the README). */
 export interface RankJson {
   method: RankMethod;
-  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'. */
+  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'; OPIC: the strategy. */
   solver: string;
   nodes: number;
   edges: number;
   damping: number;
   tolerance: number | null;
-  /** PageRank: iterations (power) or sweeps (Gauss-Seidel); Monte Carlo: walks per page. */
+  /** PageRank: iterations (power) or sweeps (Gauss-Seidel); Monte Carlo: walks per page; OPIC: reads. */
   iterations: number;
   /** Cost in power iterations (links visited / links); Monte Carlo: steps / links. */
   equivalentIterations: number;
-  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages. */
+  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages; OPIC: the error factor 1/G. */
   residual: number;
   converged: boolean;
   /** Restricted PageRank: the pages within maxLevel clicks of the roots, else null. */
   restricted: { roots: string[]; maxLevel: number; nodes: number; edges: number } | null;
   /** Monte Carlo: walks per page, seed and total walks, else null. */
   montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
+  /** OPIC: the page selection strategy, reads done, the clock G and the error factor 1/G, else null. */
+  opic: { strategy: OpicStrategy; reads: number; time: number; errorFactor: number } | null;
   top: RankedPage[];
   timings: { load: number; solve: number };
   out: string | null;
@@ -82,7 +87,7 @@ export function registerRank(program: Command): void {
   addGraphOptions(
     program
       .command('rank')
-      .description('rank every page (PageRank, Monte Carlo PageRank, restricted PageRank) and show the best')
+      .description('rank every page (PageRank, Monte Carlo PageRank, restricted PageRank, OPIC) and show the best')
       .argument('<graph>', 'graph file')
       .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}`, 'pagerank')
       .option('--solver <solver>', `PageRank solver: ${PAGERANK_SOLVERS.join(', ')} (default: auto, the fastest that applies)`)
@@ -94,6 +99,8 @@ export function registerRank(program: Command): void {
       .option('--max-level <l>', 'restricted PageRank: the largest number of clicks from the roots (default: 3)')
       .option('--walks <m>', `Monte Carlo: walks started at every page (default: ${MONTE_CARLO_DEFAULTS.walksPerPage})`)
       .option('--seed <s>', `Monte Carlo: random seed (default: ${MONTE_CARLO_DEFAULTS.seed})`)
+      .option('--strategy <s>', `OPIC: page selection, ${OPIC_STRATEGIES.join(', ')} (default: greedy)`)
+      .option('--reads <n>', 'OPIC: pages read in all (default: 10 times the number of pages)')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
@@ -108,9 +115,10 @@ export function registerRank(program: Command): void {
     const seed = integerOption('--seed', options.seed, MONTE_CARLO_DEFAULTS.seed, 0);
     const threads = integerOption('--threads', options.threads, defaultThreads(), 1);
     const maxLevel = integerOption('--max-level', options.maxLevel, 3, 0);
+    const strategy = choiceOption('--strategy', options.strategy, OPIC_STRATEGIES, 'greedy');
     const k = integerOption('--top', options.top, 10, 0);
-    if (method === 'montecarlo' && (options.root !== undefined || options.teleport !== undefined)) {
-      throw new OptionError('--method montecarlo', 'does not take --root or --teleport');
+    if (method !== 'pagerank' && (options.root !== undefined || options.teleport !== undefined)) {
+      throw new OptionError(`--method ${method}`, 'does not take --root or --teleport');
     }
     if (options.maxLevel !== undefined && options.root === undefined) {
       throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
@@ -119,7 +127,10 @@ export function registerRank(program: Command): void {
     const { graph } = loaded;
     const progress = new Progress(options.quiet !== true);
     const started = performance.now();
+    const reads = integerOption('--reads', options.reads, 10 * graph.nodeCount, 1);
     const report = computeRanking(graph, method, {
+      strategy,
+      reads,
       solver,
       damping,
       tolerance,
@@ -159,6 +170,8 @@ export function registerRank(program: Command): void {
 }
 
 interface RankingRequest {
+  strategy: OpicStrategy;
+  reads: number;
   solver: PageRankSolver;
   damping: number;
   tolerance: number;
@@ -179,7 +192,39 @@ function computeRanking(
   method: RankMethod,
   request: RankingRequest,
 ): { scores: Float64Array; labels: Labels; json: Omit<RankJson, 'timings' | 'out'> } {
-  const base = { method, nodes: graph.nodeCount, edges: graph.edgeCount, damping: request.damping, restricted: null, montecarlo: null };
+  const base = {
+    method,
+    nodes: graph.nodeCount,
+    edges: graph.edgeCount,
+    damping: request.damping,
+    restricted: null,
+    montecarlo: null,
+    opic: null,
+  };
+  if (method === 'opic') {
+    const opic = Opic.withPages(graph.nodeCount, { damping: request.damping, seed: request.seed });
+    for (let r = 0; r < request.reads; r++) {
+      const page = opic.next(request.strategy);
+      opic.read(page, graph.successors(page));
+      if (r % 65536 === 0) request.progress.update(() => `opic: ${r} reads, error factor ${opic.errorFactor.toExponential(2)}`);
+    }
+    const scores = opic.estimates();
+    return {
+      scores,
+      labels: graph.labels,
+      json: {
+        ...base,
+        solver: request.strategy,
+        tolerance: null,
+        iterations: request.reads,
+        equivalentIterations: graph.edgeCount === 0 ? 0 : (request.reads * graph.edgeCount) / graph.nodeCount / graph.edgeCount,
+        residual: opic.errorFactor,
+        converged: true,
+        opic: { strategy: request.strategy, reads: request.reads, time: opic.time, errorFactor: opic.errorFactor },
+        top: topEntries(graph.labels, scores, request.k),
+      },
+    };
+  }
   if (method === 'montecarlo') {
     const result = monteCarloPageRank(graph, {
       walksPerPage: request.walksPerPage,
@@ -268,7 +313,9 @@ function printRank(report: RankJson): void {
       ? `${count(report.nodes)} pages`
       : `the ${count(report.restricted.nodes)} pages within ${report.restricted.maxLevel} clicks of ${report.restricted.roots.map((r) => safeLabel(r)).join(', ')} (of ${count(report.nodes)})`;
   const how =
-    report.montecarlo !== null
+    report.opic !== null
+      ? `${report.opic.strategy}, ${count(report.opic.reads)} reads, G = ${report.opic.time.toFixed(3)}, error factor 1/G = ${report.opic.errorFactor.toExponential(2)}`
+      : report.montecarlo !== null
       ? `${count(report.montecarlo.walks)} walks (${report.montecarlo.walksPerPage} per page, seed ${report.montecarlo.seed}), ` +
         `largest relative error of the top pages ${(100 * report.residual).toFixed(1)}%`
       : `${report.solver}, ${report.iterations} iterations (${report.equivalentIterations.toFixed(1)} in power-iteration work), ` +
