@@ -35,6 +35,17 @@ export { type BowTieResult, type BowTiePartName, BOW_TIE_PARTS, BowTiePart, bowT
 export { type RelativeError, averageRanks, kendallTau, meanRelativeError, spearman, topOverlap } from './analysis/compare.js';
 export { type Subgraph, SubsetLabels, inducedSubgraph } from './graph/subgraph.js';
 export { defaultThreads } from './parallel/pool.js';
+export { OPIC_STRATEGIES, Opic, type OpicOptions, type OpicStrategy } from './analysis/opic.js';
+export { AdaptiveOpic, type WindowPolicy } from './analysis/adaptive-opic.js';
+export {
+  type Observation,
+  type OpicExperimentOptions,
+  type OpicExperimentResult,
+  runOpicExperiments,
+} from './experiments/opic-experiments.js';
+export { writeOpicReport } from './experiments/opic-report.js';
+export { ChangeProcess, DynamicGraph } from './experiments/dynamic-graph.js';
+export { type ChartOptions, type Series, lineChart, seriesCsv } from './experiments/svg-plot.js';
 export {
   type SccResult,
   componentOf,

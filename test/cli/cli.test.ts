@@ -223,6 +223,34 @@ describe('wga rank methods, compare and the bow-tie', () => {
     assert.ok(result.meanRelativeError.top10Percent < 20, `${result.meanRelativeError.top10Percent}`);
   });
 
+  it('rank --method opic gives OPIC estimates with the error factor 1/G', () => {
+    const result = json<{
+      method: string;
+      solver: string;
+      residual: number;
+      opic: { strategy: string; reads: number; time: number; errorFactor: number };
+      top: Array<{ label: string; score: number }>;
+    }>('rank', harvard, '--labels', harvardUrls, '--method', 'opic', '--strategy', 'greedy', '--reads', '20000', '--top', '3', '--json');
+    assert.equal(result.method, 'opic');
+    assert.equal(result.opic.strategy, 'greedy');
+    assert.equal(result.opic.reads, 20_000);
+    assert.ok(Math.abs(result.opic.errorFactor - 1 / result.opic.time) < 1e-15);
+    assert.equal(result.residual, result.opic.errorFactor);
+    assert.equal(result.top[0]!.label, 'http://www.harvard.edu');
+    assert.ok(Math.abs(result.top[0]!.score - 0.0843) < 0.005);
+  });
+
+  it('experiment opic writes the figures and the checked summary', () => {
+    const out = join(dir.path, 'opic');
+    const result = json<{ nodes: number; observations: Array<{ figure: string; holds: boolean }>; files: string[] }>(
+      'experiment', 'opic', '--nodes', '2000', '--crawls', '3', '--rates', '0,2', '--out', out, '--json', '-q',
+    );
+    assert.equal(result.nodes, 2000);
+    assert.equal(result.observations.length, 10);
+    assert.ok(result.files.some((f) => f.endsWith('figure6.svg')));
+    assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), /wga experiment opic --nodes 2000/);
+  });
+
   it('scc --json includes the bow-tie, whose parts add up to the pages', () => {
     const scc = json<{ nodes: number; bowTie: Record<string, number> }>('scc', hollins, '--json');
     assert.equal(Object.values(scc.bowTie).reduce((s, x) => s + x, 0), scc.nodes);
@@ -281,7 +309,8 @@ describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () 
 
   it('an unknown page, method, format or option', () => {
     expectFailure(['levels', harvard, '--root', 'http://nowhere/'], 2, /--root: no page labelled 'http:\/\/nowhere\/' in the graph/);
-    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, got 'hits'/);
+    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, opic, got 'hits'/);
+    expectFailure(['experiment', 'nope'], 2, /experiment: unknown experiment 'nope'; available: opic/);
     expectFailure(['stats', harvard, '--format', 'gexf'], 2, /--format: expected one of/);
     expectFailure(['stats', harvard, '--frobnicate'], 2, /unknown option '--frobnicate'/);
     expectFailure(['compare', harvard, '/nonexistent/scores.tsv'], 1, /harvard500\.edges\.tsv:3: label '1' appears twice/);
