@@ -143,3 +143,63 @@ export function kolmogorovSmirnov(a: readonly number[], b: readonly number[]): n
   }
   return d;
 }
+
+/**
+ * Maximum-entropy flow by infeasible-start Newton's method on the primal
+ * (Boyd and Vandenberghe, Convex Optimization, 10.3): minimise
+ * sum p ln(p / q) subject to A p = b, p > 0, for a small dense problem.
+ * Independent of iterative scaling: it never uses the closed form.
+ */
+export function maximumEntropyFlow(prior: number[], constraints: number[][], rhs: number[]): number[] {
+  const m = prior.length;
+  const k = constraints.length;
+  let p = new Array<number>(m).fill(1 / m);
+  const residual = (x: number[], w: number[]): number[] => {
+    const dual = x.map((v, e) => Math.log(v / prior[e]!) + 1 + constraints.reduce((s, row, r) => s + row[e]! * w[r]!, 0));
+    const primal = constraints.map((row, r) => row.reduce((s, a, e) => s + a * x[e]!, 0) - rhs[r]!);
+    return [...dual, ...primal];
+  };
+  let w = new Array<number>(k).fill(0);
+  for (let iteration = 0; iteration < 200; iteration++) {
+    const r = residual(p, w);
+    const norm = Math.hypot(...r);
+    if (norm < 1e-13) break;
+    // KKT system [diag(1/p) A^T; A 0] [dp; dw] = -r, solved densely.
+    const size = m + k;
+    const K = Array.from({ length: size }, () => new Array<number>(size + 1).fill(0));
+    for (let e = 0; e < m; e++) K[e]![e] = 1 / p[e]!;
+    constraints.forEach((row, c) =>
+      row.forEach((a, e) => {
+        K[e]![m + c] = a;
+        K[m + c]![e] = a;
+      }),
+    );
+    for (let i = 0; i < size; i++) K[i]![size] = -r[i]!;
+    for (let col = 0; col < size; col++) {
+      let pivot = col;
+      for (let i = col + 1; i < size; i++) if (Math.abs(K[i]![col]!) > Math.abs(K[pivot]![col]!)) pivot = i;
+      [K[col], K[pivot]] = [K[pivot]!, K[col]!];
+      if (Math.abs(K[col]![col]!) < 1e-300) continue;
+      for (let i = 0; i < size; i++) {
+        if (i === col) continue;
+        const f = K[i]![col]! / K[col]![col]!;
+        if (f === 0) continue;
+        for (let j = col; j <= size; j++) K[i]![j]! -= f * K[col]![j]!;
+      }
+    }
+    const delta = K.map((row, i) => (Math.abs(row[i]!) < 1e-300 ? 0 : row[size]! / row[i]!));
+    let step = 1;
+    while (p.some((v, e) => v + step * delta[e]! <= 0)) step /= 2;
+    for (;;) {
+      const nextP = p.map((v, e) => v + step * delta[e]!);
+      const nextW = w.map((v, c) => v + step * delta[m + c]!);
+      if (Math.hypot(...residual(nextP, nextW)) <= (1 - 0.01 * step) * norm || step < 1e-12) {
+        p = nextP;
+        w = nextW;
+        break;
+      }
+      step /= 2;
+    }
+  }
+  return p;
+}
