@@ -36,6 +36,21 @@ export { type RelativeError, averageRanks, kendallTau, meanRelativeError, spearm
 export { type Subgraph, SubsetLabels, inducedSubgraph } from './graph/subgraph.js';
 export { defaultThreads } from './parallel/pool.js';
 export { OPIC_STRATEGIES, Opic, type OpicOptions, type OpicStrategy } from './analysis/opic.js';
+export {
+  TRAFFIC_DEFAULTS,
+  TRAFFIC_SWEEPS,
+  type TrafficOptions,
+  type TrafficResult,
+  type TrafficSweep,
+  trafficRank,
+} from './analysis/traffic.js';
+export {
+  AGGREGATION_METHODS,
+  type AggregationMethod,
+  aggregateRanks,
+  averageRankPosition,
+  rankPositions,
+} from './analysis/aggregate.js';
 export { AdaptiveOpic, type WindowPolicy } from './analysis/adaptive-opic.js';
 export {
   type Observation,

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, WgaError } from '../errors.js';
+import { registerAggregate } from './commands/aggregate.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerLevels(program);
   registerDegrees(program);
   registerCompare(program);
+  registerAggregate(program);
   registerExperiment(program);
   for (const command of program.commands) command.exitOverride();
   return program;

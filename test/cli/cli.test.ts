@@ -251,6 +251,36 @@ describe('wga rank methods, compare and the bow-tie', () => {
     assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), /wga experiment opic --nodes 2000/);
   });
 
+  it('rank --method traffic and hotness, aggregate and evaluate', () => {
+    const traffic = json<{ method: string; solver: string; converged: boolean; residual: number; traffic: { alpha: number; realFlow: number; artificialFlow: number }; top: Array<{ label: string }> }>(
+      'rank', harvard, '--labels', harvardUrls, '--method', 'traffic', '--alpha', '0.8', '--json',
+    );
+    assert.equal(traffic.method, 'traffic');
+    assert.equal(traffic.solver, 'anderson');
+    assert.ok(traffic.converged && traffic.residual < 1e-10);
+    assert.ok(Math.abs(traffic.traffic.realFlow - 0.8) < 1e-12);
+    assert.ok(Math.abs(traffic.traffic.artificialFlow - 0.2) < 1e-12);
+    const files = ['pagerank', 'traffic', 'hotness'].map((method) => {
+      const path = join(dir.path, `h-${method}.tsv`);
+      assert.equal(wga('rank', hollins, '--labels', hollinsUrls, '--method', method, '--out', path, '-q', '--top', '0').status, 0);
+      return path;
+    });
+    const aggregated = json<{ method: string; pages: number; top: Array<{ label: string; position: number; positions: number[] }> }>(
+      'aggregate', ...files, '--method', 'best', '--top', '3', '--json',
+    );
+    assert.equal(aggregated.pages, 6012);
+    assert.equal(aggregated.top[0]!.label, 'http://www.hollins.edu/');
+    for (const t of aggregated.top) assert.equal(t.position, Math.min(...t.positions));
+    const chosen = join(dir.path, 'chosen.txt');
+    writeFileSync(chosen, '# expert picks\nhttp://www.hollins.edu/\nhttp://www.hollins.edu/admissions/visit/visit.htm\nhttp://nowhere/\n');
+    const evaluation = json<{ rankings: Array<{ file: string; averagePosition: number; found: number; missing: number }> }>(
+      'evaluate', ...files, '--pages', chosen, '--json',
+    );
+    assert.equal(evaluation.rankings.length, 3);
+    assert.deepEqual(evaluation.rankings.map((r) => [r.found, r.missing]), [[2, 1], [2, 1], [2, 1]]);
+    assert.equal(evaluation.rankings[0]!.averagePosition, 1.5);
+  });
+
   it('scc --json includes the bow-tie, whose parts add up to the pages', () => {
     const scc = json<{ nodes: number; bowTie: Record<string, number> }>('scc', hollins, '--json');
     assert.equal(Object.values(scc.bowTie).reduce((s, x) => s + x, 0), scc.nodes);
@@ -309,7 +339,9 @@ describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () 
 
   it('an unknown page, method, format or option', () => {
     expectFailure(['levels', harvard, '--root', 'http://nowhere/'], 2, /--root: no page labelled 'http:\/\/nowhere\/' in the graph/);
-    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, opic, got 'hits'/);
+    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, opic, traffic, hotness, got 'hits'/);
+    expectFailure(['aggregate', harvard], 2, /aggregate: needs at least two score files/);
+    expectFailure(['rank', harvard, '--method', 'traffic', '--alpha', '1'], 2, /--alpha: expected a number in \(0, 1\), got '1'/);
     expectFailure(['experiment', 'nope'], 2, /experiment: unknown experiment 'nope'; available: opic/);
     expectFailure(['stats', harvard, '--format', 'gexf'], 2, /--format: expected one of/);
     expectFailure(['stats', harvard, '--frobnicate'], 2, /unknown option '--frobnicate'/);

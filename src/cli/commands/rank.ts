@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../../analysis/montecarlo.js';
 import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../../analysis/opic.js';
+import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS, type TrafficSweep, trafficRank } from '../../analysis/traffic.js';
 import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankSolver, pagerank } from '../../analysis/pagerank.js';
 import { restrictedPageRank } from '../../analysis/restricted.js';
 import { topK } from '../../analysis/top.js';
@@ -15,7 +16,7 @@ import { count, print, printJson, safeLabel, score, seconds, table } from '../ou
 import { Progress } from '../progress.js';
 import { choiceOption, integerOption, numberOption, pageId } from '../values.js';
 
-export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic'] as const;
+export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness'] as const;
 export type RankMethod = (typeof RANK_METHODS)[number];
 
 interface RankOptions extends GraphInputOptions {
@@ -31,6 +32,8 @@ interface RankOptions extends GraphInputOptions {
   seed?: string;
   strategy?: string;
   reads?: string;
+  alpha?: string;
+  sweep?: string;
   threads?: string;
   top?: string;
   out?: string;
@@ -48,7 +51,7 @@ export interface RankedPage {
 /** The `rank --json` contract (documented in the README). */
 export interface RankJson {
   method: RankMethod;
-  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'; OPIC: the strategy. */
+  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'; OPIC: the strategy; TrafficRank/HOTness: the sweep. */
   solver: string;
   nodes: number;
   edges: number;
@@ -58,7 +61,7 @@ export interface RankJson {
   iterations: number;
   /** Cost in power iterations (links visited / links); Monte Carlo: steps / links. */
   equivalentIterations: number;
-  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages; OPIC: the error factor 1/G. */
+  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages; OPIC: the error factor 1/G; TrafficRank/HOTness: the largest relative conservation violation. */
   residual: number;
   converged: boolean;
   /** Restricted PageRank: the pages within maxLevel clicks of the roots, else null. */
@@ -67,6 +70,8 @@ export interface RankJson {
   montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
   /** OPIC: the page selection strategy, reads done, the clock G and the error factor 1/G, else null. */
   opic: { strategy: OpicStrategy; reads: number; time: number; errorFactor: number } | null;
+  /** TrafficRank and HOTness: alpha, the achieved entropy and link totals, the totals' multipliers, else null. */
+  traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number } | null;
   top: RankedPage[];
   timings: { load: number; solve: number };
   out: string | null;
@@ -87,7 +92,7 @@ export function registerRank(program: Command): void {
   addGraphOptions(
     program
       .command('rank')
-      .description('rank every page (PageRank, Monte Carlo PageRank, restricted PageRank, OPIC) and show the best')
+      .description('rank every page (PageRank, Monte Carlo, restricted PageRank, OPIC, TrafficRank, HOTness) and show the best')
       .argument('<graph>', 'graph file')
       .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}`, 'pagerank')
       .option('--solver <solver>', `PageRank solver: ${PAGERANK_SOLVERS.join(', ')} (default: auto, the fastest that applies)`)
@@ -101,6 +106,8 @@ export function registerRank(program: Command): void {
       .option('--seed <s>', `Monte Carlo: random seed (default: ${MONTE_CARLO_DEFAULTS.seed})`)
       .option('--strategy <s>', `OPIC: page selection, ${OPIC_STRATEGIES.join(', ')} (default: greedy)`)
       .option('--reads <n>', 'OPIC: pages read in all (default: 10 times the number of pages)')
+      .option('--alpha <a>', `TrafficRank/HOTness: share of the traffic on real links (default: ${TRAFFIC_DEFAULTS.alpha})`)
+      .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep})`)
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
@@ -116,8 +123,11 @@ export function registerRank(program: Command): void {
     const threads = integerOption('--threads', options.threads, defaultThreads(), 1);
     const maxLevel = integerOption('--max-level', options.maxLevel, 3, 0);
     const strategy = choiceOption('--strategy', options.strategy, OPIC_STRATEGIES, 'greedy');
+    const alpha = numberOption('--alpha', options.alpha, TRAFFIC_DEFAULTS.alpha, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true });
+    const sweep = choiceOption('--sweep', options.sweep, TRAFFIC_SWEEPS, TRAFFIC_DEFAULTS.sweep);
     const k = integerOption('--top', options.top, 10, 0);
     if (method !== 'pagerank' && (options.root !== undefined || options.teleport !== undefined)) {
+      // Restriction and personalisation are PageRank's notions.
       throw new OptionError(`--method ${method}`, 'does not take --root or --teleport');
     }
     if (options.maxLevel !== undefined && options.root === undefined) {
@@ -129,6 +139,8 @@ export function registerRank(program: Command): void {
     const started = performance.now();
     const reads = integerOption('--reads', options.reads, 10 * graph.nodeCount, 1);
     const report = computeRanking(graph, method, {
+      alpha,
+      sweep,
       strategy,
       reads,
       solver,
@@ -170,6 +182,8 @@ export function registerRank(program: Command): void {
 }
 
 interface RankingRequest {
+  alpha: number;
+  sweep: TrafficSweep;
   strategy: OpicStrategy;
   reads: number;
   solver: PageRankSolver;
@@ -200,7 +214,41 @@ function computeRanking(
     restricted: null,
     montecarlo: null,
     opic: null,
+    traffic: null,
   };
+  if (method === 'traffic' || method === 'hotness') {
+    const result = trafficRank(graph, {
+      alpha: request.alpha,
+      tolerance: request.tolerance,
+      maxSweeps: request.maxIterations,
+      sweep: request.sweep,
+      onSweep: (sweep, violation) => request.progress.update(() => `${method}: sweep ${sweep}, violation ${violation.toExponential(2)}`),
+    });
+    const scores = method === 'traffic' ? result.trafficRank : result.hotness;
+    return {
+      scores,
+      labels: graph.labels,
+      json: {
+        ...base,
+        damping: request.alpha,
+        solver: request.sweep,
+        tolerance: request.tolerance,
+        iterations: result.sweeps,
+        equivalentIterations: 2 * result.sweeps,
+        residual: result.violation,
+        converged: result.converged,
+        traffic: {
+          alpha: request.alpha,
+          entropy: result.entropy,
+          realFlow: result.realFlow,
+          artificialFlow: result.artificialFlow,
+          mu: result.mu,
+          nu: result.nu,
+        },
+        top: result.converged || Number.isFinite(result.violation) ? topEntries(graph.labels, scores, request.k) : [],
+      },
+    };
+  }
   if (method === 'opic') {
     const opic = Opic.withPages(graph.nodeCount, { damping: request.damping, seed: request.seed });
     for (let r = 0; r < request.reads; r++) {
@@ -313,7 +361,10 @@ function printRank(report: RankJson): void {
       ? `${count(report.nodes)} pages`
       : `the ${count(report.restricted.nodes)} pages within ${report.restricted.maxLevel} clicks of ${report.restricted.roots.map((r) => safeLabel(r)).join(', ')} (of ${count(report.nodes)})`;
   const how =
-    report.opic !== null
+    report.traffic !== null
+      ? `maximum-entropy traffic (alpha ${report.traffic.alpha}), ${report.solver} sweeps: ${report.iterations}, ` +
+        `largest conservation violation ${report.residual.toExponential(2)}${report.converged ? '' : ' (NOT CONVERGED)'}, entropy ${report.traffic.entropy.toFixed(4)}`
+      : report.opic !== null
       ? `${report.opic.strategy}, ${count(report.opic.reads)} reads, G = ${report.opic.time.toFixed(3)}, error factor 1/G = ${report.opic.errorFactor.toExponential(2)}`
       : report.montecarlo !== null
       ? `${count(report.montecarlo.walks)} walks (${report.montecarlo.walksPerPage} per page, seed ${report.montecarlo.seed}), ` +
