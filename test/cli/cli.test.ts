@@ -238,6 +238,12 @@ describe('wga rank methods, compare and the bow-tie', () => {
     assert.equal(result.residual, result.opic.errorFactor);
     assert.equal(result.top[0]!.label, 'http://www.harvard.edu');
     assert.ok(Math.abs(result.top[0]!.score - 0.0843) < 0.005);
+    const focused = json<{ opic: { focusPages: number; focusShare: number }; top: Array<{ label: string }> }>(
+      'rank', harvard, '--labels', harvardUrls, '--method', 'opic', '--reads', '20000', '--focus', 'hbs\\.edu', '--top', '2', '--json',
+    );
+    assert.ok(focused.opic.focusPages >= 1);
+    assert.equal(focused.opic.focusShare, 0.5);
+    assert.equal(focused.top[0]!.label, 'http://www.hbs.edu');
   });
 
   it('experiment opic writes the figures and the checked summary', () => {

@@ -34,6 +34,9 @@ interface RankOptions extends GraphInputOptions {
   reads?: string;
   alpha?: string;
   sweep?: string;
+  focus?: string;
+  focusShare?: string;
+  discoveryShare?: string;
   threads?: string;
   top?: string;
   out?: string;
@@ -69,7 +72,15 @@ export interface RankJson {
   /** Monte Carlo: walks per page, seed and total walks, else null. */
   montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
   /** OPIC: the page selection strategy, reads done, the clock G and the error factor 1/G, else null. */
-  opic: { strategy: OpicStrategy; reads: number; time: number; errorFactor: number } | null;
+  opic: {
+    strategy: OpicStrategy;
+    reads: number;
+    time: number;
+    errorFactor: number;
+    focusPages: number;
+    focusShare: number;
+    discoveryShare: number;
+  } | null;
   /** TrafficRank and HOTness: alpha, the achieved entropy and link totals, the totals' multipliers, else null. */
   traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number } | null;
   top: RankedPage[];
@@ -106,6 +117,9 @@ export function registerRank(program: Command): void {
       .option('--seed <s>', `Monte Carlo: random seed (default: ${MONTE_CARLO_DEFAULTS.seed})`)
       .option('--strategy <s>', `OPIC: page selection, ${OPIC_STRATEGIES.join(', ')} (default: greedy)`)
       .option('--reads <n>', 'OPIC: pages read in all (default: 10 times the number of pages)')
+      .option('--focus <regex>', 'OPIC: pages whose label or URL matches get the focus share of the virtual page\'s cash')
+      .option('--focus-share <x>', 'OPIC: share of the virtual page\'s payouts for focus pages (default: 0.5 with --focus)')
+      .option('--discovery-share <x>', 'OPIC: share of the virtual page\'s payouts for pages never read (default: 0)')
       .option('--alpha <a>', `TrafficRank/HOTness: share of the traffic on real links (default: ${TRAFFIC_DEFAULTS.alpha})`)
       .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep})`)
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
@@ -125,6 +139,17 @@ export function registerRank(program: Command): void {
     const strategy = choiceOption('--strategy', options.strategy, OPIC_STRATEGIES, 'greedy');
     const alpha = numberOption('--alpha', options.alpha, TRAFFIC_DEFAULTS.alpha, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true });
     const sweep = choiceOption('--sweep', options.sweep, TRAFFIC_SWEEPS, TRAFFIC_DEFAULTS.sweep);
+    let focus: RegExp | null = null;
+    if (options.focus !== undefined) {
+      try {
+        focus = new RegExp(options.focus);
+      } catch (error) {
+        throw new OptionError('--focus', `not a regular expression: ${(error as Error).message}`);
+      }
+    }
+    const focusShare = numberOption('--focus-share', options.focusShare, focus === null ? 0 : 0.5, { min: 0, max: 1 });
+    const discoveryShare = numberOption('--discovery-share', options.discoveryShare, 0, { min: 0, max: 1 });
+    if (focus === null && options.focusShare !== undefined) throw new OptionError('--focus-share', 'needs --focus (the rule that selects focus pages)');
     const k = integerOption('--top', options.top, 10, 0);
     if (method !== 'pagerank' && (options.root !== undefined || options.teleport !== undefined)) {
       // Restriction and personalisation are PageRank's notions.
@@ -139,6 +164,9 @@ export function registerRank(program: Command): void {
     const started = performance.now();
     const reads = integerOption('--reads', options.reads, 10 * graph.nodeCount, 1);
     const report = computeRanking(graph, method, {
+      focus,
+      focusShare,
+      discoveryShare,
       alpha,
       sweep,
       strategy,
@@ -182,6 +210,9 @@ export function registerRank(program: Command): void {
 }
 
 interface RankingRequest {
+  focus: RegExp | null;
+  focusShare: number;
+  discoveryShare: number;
   alpha: number;
   sweep: TrafficSweep;
   strategy: OpicStrategy;
@@ -250,7 +281,19 @@ function computeRanking(
     };
   }
   if (method === 'opic') {
-    const opic = Opic.withPages(graph.nodeCount, { damping: request.damping, seed: request.seed });
+    const opic = new Opic({
+      damping: request.damping,
+      seed: request.seed,
+      focusShare: request.focusShare,
+      discoveryShare: request.discoveryShare,
+    });
+    let focused = 0;
+    for (let v = 0; v < graph.nodeCount; v++) {
+      const isFocus = request.focus !== null && request.focus.test(graph.labels.label(v));
+      if (isFocus) focused++;
+      opic.addPage(isFocus);
+    }
+    opic.distributeInitialCash(Int32Array.from({ length: graph.nodeCount }, (_, i) => i));
     for (let r = 0; r < request.reads; r++) {
       const page = opic.next(request.strategy);
       opic.read(page, graph.successors(page));
@@ -268,7 +311,15 @@ function computeRanking(
         equivalentIterations: graph.edgeCount === 0 ? 0 : (request.reads * graph.edgeCount) / graph.nodeCount / graph.edgeCount,
         residual: opic.errorFactor,
         converged: true,
-        opic: { strategy: request.strategy, reads: request.reads, time: opic.time, errorFactor: opic.errorFactor },
+        opic: {
+          strategy: request.strategy,
+          reads: request.reads,
+          time: opic.time,
+          errorFactor: opic.errorFactor,
+          focusPages: focused,
+          focusShare: request.focusShare,
+          discoveryShare: request.discoveryShare,
+        },
         top: topEntries(graph.labels, scores, request.k),
       },
     };
