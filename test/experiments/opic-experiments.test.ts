@@ -44,7 +44,7 @@ describe('OPIC experiments', () => {
     const result = runOpicExperiments({ nodes: 3000, crawls: 4, changeRates: [0, 0.02] });
     assert.deepEqual(
       result.figure2.map((s) => s.name),
-      ['Greedy', 'Cycle', 'Random', 'Off-line'],
+      ['Greedy', 'Cycle', 'Random', 'Off-line', 'Power iteration'],
     );
     for (const series of [...result.figure2, ...result.figure3]) {
       const errors = series.points.map(([, y]) => y);
@@ -62,7 +62,7 @@ describe('OPIC experiments', () => {
       assert.equal(report.files.length, 10);
       const svg = readFileSync(join(dir.path, 'out', 'figure2.svg'), 'utf8');
       assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-      assert.equal((svg.match(/<polyline /g) ?? []).length, 4);
+      assert.equal((svg.match(/<polyline /g) ?? []).length, 5);
       assert.match(svg, /Greedy/);
       const csv = readFileSync(join(dir.path, 'out', 'figure4.csv'), 'utf8').trim().split('\n');
       assert.equal(csv[0], 'change_rate_percent,Variable Window M=4,Variable Window M=8,Variable Window M=16,Interpolation 4 months');

@@ -1,0 +1,30 @@
+/**
+ * Opens the store a `--db` option names: a postgres:// (or postgresql://)
+ * URL for a PostgreSQL server, anything else for a SQLite file.
+ */
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './store.js';
+
+export function isPostgresUrl(spec: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(spec);
+}
+
+/** The location without a password, for messages. */
+export function redactLocation(spec: string): string {
+  if (!isPostgresUrl(spec)) return spec;
+  try {
+    const url = new URL(spec);
+    if (url.password !== '') url.password = '***';
+    return url.href;
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+export async function openStore(spec: string, options: { create?: boolean } = {}): Promise<Store> {
+  if (isPostgresUrl(spec)) {
+    const { PostgresStore } = await import('./postgres.js');
+    return PostgresStore.open(spec);
+  }
+  return SqliteStore.open(spec, options);
+}

@@ -1,0 +1,463 @@
+/**
+ * The server store: PostgreSQL through `pg`, for several crawlers and
+ * analysts sharing one database. Bulk paths use COPY (pg-copy-streams):
+ * imports stream pages and links into temporary tables and merge them in
+ * SQL inside one transaction; loading the graph back streams
+ * `COPY ... TO STDOUT` text and parses its bytes, without an object per row.
+ */
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { ExitCode, WgaError } from '../errors.js';
+import { buildFromEdges } from '../graph/builder.js';
+import { EdgeBuffer } from '../graph/edge-buffer.js';
+import type { Graph } from '../graph/graph.js';
+import { TextLabels } from '../graph/labels.js';
+import { redactLocation } from './open.js';
+import {
+  type LinkRow,
+  PAGE_COLUMNS,
+  type PageRow,
+  type RunRow,
+  checkStorableUrl,
+  keyOfLabel,
+  kindCodes,
+  linkFromRow,
+  pageFromRow,
+  runFromRow,
+} from './records.js';
+import { LINK_KIND_CODES, POSTGRES_MIGRATIONS } from './schema.js';
+import type {
+  FetchRecord,
+  ImportReport,
+  LinkKind,
+  LinkRecord,
+  NewLink,
+  NewRun,
+  PageRecord,
+  RunRecord,
+  SearchOptions,
+  Store,
+  StoreCounts,
+  StoredGraph,
+} from './store.js';
+
+export class PostgresStoreError extends WgaError {
+  constructor(location: string, problem: string) {
+    super(`${location}: ${problem}`, ExitCode.input);
+  }
+}
+
+// BIGINT and DOUBLE PRECISION come back as numbers (ids stay far below 2^53).
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/** COPY text format: backslash, tab, newline and carriage return are escaped. */
+function copyText(value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+}
+
+/** Undoes copyText on one field of COPY TO output. */
+function uncopyText(value: string): string {
+  if (!value.includes('\\')) return value;
+  return value.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r', '\\': '\\' })[c] ?? c);
+}
+
+/** Keys and hosts of a graph's pages, refusing URLs the database cannot hold. */
+function pageKeys(graph: Graph, location: string): Array<{ key: string; host: string }> {
+  return Array.from({ length: graph.nodeCount }, (_, v) => {
+    const url = graph.labels.label(v);
+    checkStorableUrl(url, `${location} (import, page ${v})`);
+    return keyOfLabel(url);
+  });
+}
+
+/** COPY FROM STDIN of `count` rows made by `row(i)`, sent in 64 KB blocks. */
+async function copyRows(client: pg.PoolClient, sql: string, count: number, row: (i: number) => string): Promise<void> {
+  async function* blocks(): AsyncGenerator<string> {
+    let block = '';
+    for (let i = 0; i < count; i++) {
+      block += row(i);
+      if (block.length > 1 << 16) {
+        yield block;
+        block = '';
+      }
+    }
+    if (block !== '') yield block;
+  }
+  await pipeline(Readable.from(blocks()), client.query(copyFrom(sql)));
+}
+
+/** Re-adds the links' foreign keys: PostgreSQL checks all rows in one join. */
+async function restoreLinkForeignKeys(client: pg.PoolClient): Promise<void> {
+  await client.query(
+    `ALTER TABLE links ADD CONSTRAINT links_source_fkey FOREIGN KEY (source) REFERENCES pages (id),
+                      ADD CONSTRAINT links_target_fkey FOREIGN KEY (target) REFERENCES pages (id)`,
+  );
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+
+  private constructor(
+    readonly location: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  static async open(url: string): Promise<PostgresStore> {
+    const location = redactLocation(url);
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    pool.on('error', () => undefined);
+    const store = new PostgresStore(location, pool);
+    try {
+      await store.migrate();
+    } catch (error) {
+      await pool.end();
+      if (error instanceof WgaError) throw error;
+      throw new PostgresStoreError(location, `cannot open the store: ${(error as Error).message}`);
+    }
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.transaction(async (client) => {
+      // One migrator at a time, across every process sharing the database.
+      await client.query('SELECT pg_advisory_xact_lock(7242)');
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)');
+      const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+      for (const migration of POSTGRES_MIGRATIONS) {
+        if (applied.has(migration.version)) continue;
+        for (const statement of migration.statements) await client.query(statement);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [migration.version, Date.now()]);
+      }
+    });
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async importGraph(graph: Graph, kind: LinkKind = 'anchor'): Promise<ImportReport> {
+    const started = performance.now();
+    const code = LINK_KIND_CODES[kind];
+    const keys = pageKeys(graph, this.location);
+    const report = await this.transaction(async (client) => {
+      // Nobody else writes while we import: the store is checked empty, or merged into, consistently.
+      await client.query('LOCK TABLE pages, links IN SHARE ROW EXCLUSIVE MODE');
+      const empty = (await client.query('SELECT 1 FROM pages LIMIT 1')).rowCount === 0;
+      if (empty && new Set(keys.map((k) => k.key)).size === keys.length) return this.importIntoEmpty(client, graph, keys, code);
+      return this.importMerging(client, graph, keys, code);
+    });
+    return { ...report, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /** Empty store: page v gets id v + 1, and pages and links are copied straight into their tables. */
+  private async importIntoEmpty(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number) {
+    await client.query('ALTER TABLE links DROP CONSTRAINT links_source_fkey, DROP CONSTRAINT links_target_fkey');
+    await client.query('ALTER TABLE links DROP CONSTRAINT links_pkey');
+    await client.query('DROP INDEX links_target');
+    await copyRows(client, 'COPY pages (id, url, url_key, host) FROM STDIN', graph.nodeCount, (v) => {
+      const { key, host } = keys[v]!;
+      return `${v + 1}	${copyText(graph.labels.label(v))}	${copyText(key)}	${copyText(host)}
+`;
+    });
+    await client.query("SELECT setval(pg_get_serial_sequence('pages', 'id'), $1)", [Math.max(1, graph.nodeCount)]);
+    let u = 0;
+    let e = 0;
+    await copyRows(client, 'COPY links (source, target, kind, nofollow) FROM STDIN', graph.edgeCount, () => {
+      while (e >= graph.outOffsets[u + 1]!) u++;
+      return `${u + 1}	${graph.outTargets[e++]! + 1}	${code}	f
+`;
+    });
+    // Indexes and constraints built once, from sorted data.
+    await client.query('ALTER TABLE links ADD CONSTRAINT links_pkey PRIMARY KEY (source, target, kind)');
+    await client.query('CREATE INDEX links_target ON links (target, source)');
+    await restoreLinkForeignKeys(client);
+    return { pagesAdded: graph.nodeCount, linksAdded: graph.edgeCount };
+  }
+
+  /** Store with pages already: stage, merge pages by key, then links by the merged ids. */
+  private async importMerging(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number) {
+    await client.query('CREATE TEMP TABLE import_pages (ord INTEGER PRIMARY KEY, url TEXT NOT NULL, url_key TEXT NOT NULL, host TEXT NOT NULL) ON COMMIT DROP');
+    await client.query('CREATE TEMP TABLE import_links (source INTEGER NOT NULL, target INTEGER NOT NULL) ON COMMIT DROP');
+    await copyRows(client, 'COPY import_pages (ord, url, url_key, host) FROM STDIN', graph.nodeCount, (v) => {
+      const { key, host } = keys[v]!;
+      return `${v}	${copyText(graph.labels.label(v))}	${copyText(key)}	${copyText(host)}
+`;
+    });
+    let u = 0;
+    let e = 0;
+    await copyRows(client, 'COPY import_links (source, target) FROM STDIN', graph.edgeCount, () => {
+      while (e >= graph.outOffsets[u + 1]!) u++;
+      return `${u}	${graph.outTargets[e++]}
+`;
+    });
+    const pages = await client.query(
+      `INSERT INTO pages (url, url_key, host)
+       SELECT DISTINCT ON (url_key) url, url_key, host FROM import_pages ORDER BY url_key, ord
+       ON CONFLICT (url_key) DO NOTHING`,
+    );
+    await client.query('CREATE TEMP TABLE import_ids ON COMMIT DROP AS SELECT i.ord, p.id FROM import_pages i JOIN pages p ON p.url_key = i.url_key');
+    await client.query('ALTER TABLE import_ids ADD PRIMARY KEY (ord)');
+    const bulk = graph.edgeCount > 100_000;
+    if (bulk) await client.query('ALTER TABLE links DROP CONSTRAINT links_source_fkey, DROP CONSTRAINT links_target_fkey');
+    const links = await client.query(
+      `INSERT INTO links (source, target, kind, nofollow)
+       SELECT s.id, t.id, $1, FALSE FROM import_links l JOIN import_ids s ON s.ord = l.source JOIN import_ids t ON t.ord = l.target
+       WHERE s.id <> t.id ORDER BY s.id, t.id ON CONFLICT DO NOTHING`,
+      [code],
+    );
+    if (bulk) await restoreLinkForeignKeys(client);
+    return { pagesAdded: pages.rowCount ?? 0, linksAdded: links.rowCount ?? 0 };
+  }
+
+  async loadGraph(kinds: readonly LinkKind[] = ['anchor', 'redirect']): Promise<StoredGraph> {
+    const codes = kindCodes(kinds).join(', ');
+    const client = await this.pool.connect();
+    try {
+      // A repeatable-read transaction: pages and links from the same snapshot.
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const ids: number[] = [];
+      const urls: string[] = [];
+      await this.copyLines(client, 'COPY (SELECT id, url FROM pages ORDER BY id) TO STDOUT', (line) => {
+        const tab = line.indexOf('\t');
+        ids.push(Number(line.slice(0, tab)));
+        urls.push(uncopyText(line.slice(tab + 1)));
+      });
+      const maxId = ids.length === 0 ? 0 : ids[ids.length - 1]!;
+      const dense = new Int32Array(maxId + 1).fill(-1);
+      ids.forEach((id, v) => (dense[id] = v));
+      const edges = new EdgeBuffer();
+      // No ORDER BY: the graph builder sorts; a sort here would cost more than the copy.
+      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})) TO STDOUT`, (s, t) =>
+        edges.push(dense[s]!, dense[t]!),
+      );
+      await client.query('COMMIT');
+      const { graph } = buildFromEdges(ids.length, edges, new TextLabels(urls));
+      return { graph, pageIds: Float64Array.from(ids) };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Streams COPY TO output line by line (text lines are few: one per page). */
+  private async copyLines(client: pg.PoolClient, sql: string, onLine: (line: string) => void): Promise<void> {
+    let carry = '';
+    await pipeline(client.query(copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        const text = carry + chunk.toString('utf8');
+        const lines = text.split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) onLine(line);
+      }
+    });
+    if (carry !== '') onLine(carry);
+  }
+
+  /** Streams COPY TO output of two integer columns, parsed on the bytes. */
+  private async copyNumberPairs(client: pg.PoolClient, sql: string, onPair: (a: number, b: number) => void): Promise<void> {
+    let a = 0;
+    let b = 0;
+    let second = false;
+    await pipeline(client.query(copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        for (let i = 0; i < chunk.length; i++) {
+          const c = chunk[i]!;
+          if (c === 10) {
+            onPair(a, b);
+            a = 0;
+            b = 0;
+            second = false;
+          } else if (c === 9) {
+            second = true;
+          } else if (second) {
+            b = b * 10 + (c - 48);
+          } else {
+            a = a * 10 + (c - 48);
+          }
+        }
+      }
+    });
+  }
+
+  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {
+    for (const url of urls) checkStorableUrl(url, this.location);
+    const hosts = urls.map((url) => keyOfLabel(url).host);
+    const result = await this.pool.query<{ id: number; url_key: string }>(
+      `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i (url, url_key, host)),
+       added AS (INSERT INTO pages (url, url_key, host, depth) SELECT url, url_key, host, $4 FROM input ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key)
+       SELECT id, url_key FROM added UNION ALL SELECT p.id, p.url_key FROM pages p JOIN input i ON i.url_key = p.url_key`,
+      [urls, keys, hosts, depth],
+    );
+    const byKey = new Map(result.rows.map((row) => [row.url_key, row.id]));
+    // A page another connection added after this statement's snapshot was skipped by ON CONFLICT
+    // and is not in the snapshot either: a second statement, with a new snapshot, sees it.
+    const missing = keys.filter((key) => !byKey.has(key));
+    if (missing.length > 0) {
+      const again = await this.pool.query<{ id: number; url_key: string }>('SELECT id, url_key FROM pages WHERE url_key = ANY($1::text[])', [missing]);
+      for (const row of again.rows) byKey.set(row.url_key, row.id);
+    }
+    return keys.map((key) => {
+      const id = byKey.get(key);
+      if (id === undefined) throw new PostgresStoreError(this.location, `page '${key.slice(0, 100)}' could not be added`);
+      return id;
+    });
+  }
+
+  async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
+    await this.pool.query(
+      'UPDATE pages SET status = $1, content_type = $2, fetched_at = $3, size = $4, title = $5, fetch_error = $6 WHERE id = $7',
+      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page],
+    );
+  }
+
+  async addLinks(links: readonly NewLink[]): Promise<number> {
+    if (links.length === 0) return 0;
+    const result = await this.pool.query(
+      `INSERT INTO links (source, target, kind, nofollow)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
+      [links.map((l) => l.source), links.map((l) => l.target), links.map((l) => LINK_KIND_CODES[l.kind]), links.map((l) => l.nofollow)],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async counts(): Promise<StoreCounts> {
+    const { rows } = await this.pool.query<Record<keyof StoreCounts, string>>(
+      `SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM links) AS links,
+        (SELECT count(*) FROM pages WHERE status >= 200 AND status < 300) AS fetched,
+        (SELECT count(*) FROM pages WHERE fetch_error IS NOT NULL OR status >= 400) AS failed,
+        (SELECT count(*) FROM runs) AS runs`,
+    );
+    const row = rows[0]!;
+    return { pages: Number(row.pages), links: Number(row.links), fetched: Number(row.fetched), failed: Number(row.failed), runs: Number(row.runs) };
+  }
+
+  async pageByUrl(url: string): Promise<PageRecord | null> {
+    const key = keyOfLabel(url).key;
+    const { rows } = await this.pool.query<PageRow>(
+      `SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = $1 OR url = $2 ORDER BY (url_key = $1) DESC LIMIT 1`,
+      [key, url],
+    );
+    return rows.length === 0 ? null : pageFromRow(rows[0]!);
+  }
+
+  async pageById(id: number): Promise<PageRecord | null> {
+    const { rows } = await this.pool.query<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = $1`, [id]);
+    return rows.length === 0 ? null : pageFromRow(rows[0]!);
+  }
+
+  async searchPages(text: string, options: SearchOptions = {}): Promise<PageRecord[]> {
+    const sql =
+      options.mode === 'prefix'
+        ? `SELECT ${PAGE_COLUMNS} FROM pages WHERE left(url, length($1)) = $1 ORDER BY url LIMIT $2`
+        : `SELECT ${PAGE_COLUMNS} FROM pages WHERE strpos(url, $1) > 0 ORDER BY id LIMIT $2`;
+    const { rows } = await this.pool.query<PageRow>(sql, [text, options.limit ?? 100]);
+    return rows.map(pageFromRow);
+  }
+
+  async searchByNeighbour(text: string, direction: 'in' | 'out', options: SearchOptions = {}): Promise<PageRecord[]> {
+    const [near, far] = direction === 'in' ? ['source', 'target'] : ['target', 'source'];
+    const match = options.mode === 'prefix' ? 'left(m.url, length($1)) = $1' : 'strpos(m.url, $1) > 0';
+    const { rows } = await this.pool.query<PageRow>(
+      `SELECT ${PAGE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')} FROM pages p
+       WHERE p.id IN (SELECT l.${near} FROM links l JOIN pages m ON m.id = l.${far} WHERE ${match})
+       ORDER BY p.id LIMIT $2`,
+      [text, options.limit ?? 100],
+    );
+    return rows.map(pageFromRow);
+  }
+
+  async links(page: number, direction: 'in' | 'out'): Promise<LinkRecord[]> {
+    const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
+    const { rows } = await this.pool.query<LinkRow>(
+      `SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other}
+       WHERE l.${self} = $1 ORDER BY p.url COLLATE "C", l.kind`,
+      [page],
+    );
+    return rows.map(linkFromRow);
+  }
+
+  async degrees(page: number): Promise<{ inDegree: number; outDegree: number }> {
+    const { rows } = await this.pool.query<{ in_degree: string; out_degree: string }>(
+      `SELECT (SELECT count(DISTINCT source) FROM links WHERE target = $1 AND source <> target) AS in_degree,
+              (SELECT count(DISTINCT target) FROM links WHERE source = $1 AND source <> target) AS out_degree`,
+      [page],
+    );
+    return { inDegree: Number(rows[0]!.in_degree), outDegree: Number(rows[0]!.out_degree) };
+  }
+
+  async saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+        [run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, run.converged, pageIds.length],
+      );
+      const id = rows[0]!.id;
+      async function* lines(): AsyncGenerator<string> {
+        let block = '';
+        for (let v = 0; v < pageIds.length; v++) {
+          const value = scores[v]!;
+          if (!Number.isFinite(value)) continue;
+          block += `${id}\t${pageIds[v]}\t${value}\n`;
+          if (block.length > 1 << 16) {
+            yield block;
+            block = '';
+          }
+        }
+        if (block !== '') yield block;
+      }
+      await pipeline(Readable.from(lines()), client.query(copyFrom('COPY scores (run, page, value) FROM STDIN')));
+      return id;
+    });
+  }
+
+  async runs(): Promise<RunRecord[]> {
+    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs ORDER BY id');
+    return rows.map(runFromRow);
+  }
+
+  async latestRun(method: string): Promise<RunRecord | null> {
+    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE method = $1 ORDER BY id DESC LIMIT 1', [method]);
+    return rows.length === 0 ? null : runFromRow(rows[0]!);
+  }
+
+  async scoresOf(page: number): Promise<Array<{ run: number; method: string; value: number }>> {
+    const { rows } = await this.pool.query<{ run: number; method: string; value: number }>(
+      'SELECT s.run AS run, r.method AS method, s.value AS value FROM scores s JOIN runs r ON r.id = s.run WHERE s.page = $1 ORDER BY s.run',
+      [page],
+    );
+    return rows;
+  }
+
+  async topPages(run: number, limit: number): Promise<Array<{ page: PageRecord; value: number }>> {
+    const { rows } = await this.pool.query<PageRow & { value: number }>(
+      `SELECT ${PAGE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}, s.value AS value FROM scores s JOIN pages p ON p.id = s.page
+       WHERE s.run = $1 ORDER BY s.value DESC, p.id LIMIT $2`,
+      [run, limit],
+    );
+    return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+
+  async reset(): Promise<void> {
+    await this.pool.query('TRUNCATE scores, runs, links, pages, crawl_state RESTART IDENTITY');
+  }
+}

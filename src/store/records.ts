@@ -1,0 +1,93 @@
+/** Conversions shared by the store implementations: labels to keys, rows to records. */
+import { hostOf, resolveUrl } from '../crawl/url.js';
+import { InputFormatError } from '../errors.js';
+import { LINK_KIND_NAMES } from './schema.js';
+import type { LinkKind, LinkRecord, PageRecord, RunRecord } from './store.js';
+
+/** Refuses URLs no database text column can hold (PostgreSQL rejects NUL characters). */
+export function checkStorableUrl(url: string, where: string): void {
+  if (url.includes('\u0000')) {
+    throw new InputFormatError(where, undefined, `the URL '${url.replace(/\u0000/g, '\\0').slice(0, 100)}' contains a NUL character`);
+  }
+}
+
+/** The stored key and host of a page label: the normalised URL when it is one, else the label itself. */
+export function keyOfLabel(label: string): { key: string; host: string } {
+  // Numeric or other non-URL labels: no parse (a failed URL parse throws, which is slow).
+  if (!label.includes(':')) return { key: label, host: '' };
+  const resolved = resolveUrl(label);
+  if (resolved.ok) return { key: resolved.key, host: resolved.url.hostname };
+  return { key: label, host: hostOf(label) };
+}
+
+export interface PageRow {
+  id: number | string;
+  url: string;
+  url_key: string;
+  host: string;
+  status: number | null;
+  content_type: string | null;
+  fetched_at: number | null;
+  size: number | string | null;
+  title: string | null;
+  fetch_error: string | null;
+  depth: number | null;
+}
+
+export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth';
+
+export function pageFromRow(row: PageRow): PageRecord {
+  return {
+    id: Number(row.id),
+    url: row.url,
+    key: row.url_key,
+    host: row.host,
+    status: row.status,
+    contentType: row.content_type,
+    fetchedAt: row.fetched_at === null ? null : Number(row.fetched_at),
+    size: row.size === null ? null : Number(row.size),
+    title: row.title,
+    error: row.fetch_error,
+    depth: row.depth,
+  };
+}
+
+export interface LinkRow {
+  url: string;
+  kind: number;
+  nofollow: number | boolean;
+}
+
+export function linkFromRow(row: LinkRow): LinkRecord {
+  return { url: row.url, kind: LINK_KIND_NAMES[row.kind] ?? 'anchor', nofollow: row.nofollow === true || row.nofollow === 1 };
+}
+
+export interface RunRow {
+  id: number | string;
+  method: string;
+  parameters: string | Record<string, unknown>;
+  started_at: number;
+  finished_at: number;
+  iterations: number | null;
+  residual: number | null;
+  converged: number | boolean | null;
+  pages: number;
+}
+
+export function runFromRow(row: RunRow): RunRecord {
+  return {
+    id: Number(row.id),
+    method: row.method,
+    parameters: typeof row.parameters === 'string' ? (JSON.parse(row.parameters) as Record<string, unknown>) : row.parameters,
+    startedAt: Number(row.started_at),
+    finishedAt: Number(row.finished_at),
+    iterations: row.iterations === null ? null : Number(row.iterations),
+    residual: row.residual === null ? null : Number(row.residual),
+    converged: row.converged === null ? null : row.converged === true || row.converged === 1,
+    pages: Number(row.pages),
+  };
+}
+
+export function kindCodes(kinds: readonly LinkKind[]): number[] {
+  return kinds.map((kind) => LINK_KIND_NAMES.indexOf(kind));
+}

@@ -1,0 +1,338 @@
+/**
+ * The embedded store: one SQLite file through better-sqlite3, in WAL mode so
+ * that readers (a `wga top` from another shell) never block the crawler and
+ * several processes can write in turn (a busy writer is waited for).
+ * better-sqlite3 is synchronous; the Store interface is asynchronous so the
+ * PostgreSQL store can stand in for it.
+ */
+import Database from 'better-sqlite3';
+import { FileNotFoundError, WgaError, ExitCode } from '../errors.js';
+import { buildFromEdges } from '../graph/builder.js';
+import { EdgeBuffer } from '../graph/edge-buffer.js';
+import type { Graph } from '../graph/graph.js';
+import { TextLabels } from '../graph/labels.js';
+import {
+  type LinkRow,
+  PAGE_COLUMNS,
+  type PageRow,
+  type RunRow,
+  checkStorableUrl,
+  keyOfLabel,
+  kindCodes,
+  linkFromRow,
+  pageFromRow,
+  runFromRow,
+} from './records.js';
+import { LINK_KIND_CODES, SQLITE_MIGRATIONS } from './schema.js';
+import type {
+  FetchRecord,
+  ImportReport,
+  LinkKind,
+  LinkRecord,
+  NewLink,
+  NewRun,
+  PageRecord,
+  RunRecord,
+  SearchOptions,
+  Store,
+  StoreCounts,
+  StoredGraph,
+} from './store.js';
+
+/** A store file that cannot be opened or is not ours. */
+export class StoreError extends WgaError {
+  constructor(location: string, problem: string) {
+    super(`${location}: ${problem}`, ExitCode.input);
+  }
+}
+
+const LINKS_TARGET_INDEX = 'CREATE INDEX links_target ON links (target, source)';
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+
+  private constructor(
+    readonly location: string,
+    db: Database.Database,
+  ) {
+    this.db = db;
+  }
+
+  /** Opens (creating if needed) the store file and brings its schema up to date. */
+  static open(path: string, options: { create?: boolean } = {}): SqliteStore {
+    let db: Database.Database;
+    try {
+      db = new Database(path, { timeout: 30_000, fileMustExist: options.create === false });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'SQLITE_CANTOPEN') throw new FileNotFoundError(path, options.create === false ? 'no such store' : 'cannot open or create the store file');
+      throw new StoreError(path, `cannot open: ${(error as Error).message}`);
+    }
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      // 64 MB of page cache: bulk imports and loads touch large B-trees.
+      db.pragma('cache_size = -65536');
+      const store = new SqliteStore(path, db);
+      store.migrate();
+      return store;
+    } catch (error) {
+      db.close();
+      if (error instanceof WgaError) throw error;
+      throw new StoreError(path, `not a usable store: ${(error as Error).message}`);
+    }
+  }
+
+  private migrate(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)');
+    const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      this.db
+        .transaction(() => {
+          // Another process may have migrated meanwhile: check again inside the write lock.
+          const done = this.db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+          if (done !== undefined) return;
+          for (const statement of migration.statements) this.db.exec(statement);
+          this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(migration.version, Date.now());
+        })
+        .immediate();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  async importGraph(graph: Graph, kind: LinkKind = 'anchor'): Promise<ImportReport> {
+    const started = performance.now();
+    const insertPage = this.db.prepare('INSERT INTO pages (url, url_key, host) VALUES (?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
+    const insertPageWithId = this.db.prepare('INSERT INTO pages (id, url, url_key, host) VALUES (?, ?, ?, ?)');
+    const findPage = this.db.prepare('SELECT id FROM pages WHERE url_key = ?').pluck();
+    const insertLink = this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow) VALUES (?, ?, ?, 0)');
+    const code = LINK_KIND_CODES[kind];
+    const keys = Array.from({ length: graph.nodeCount }, (_, v) => {
+      const url = graph.labels.label(v);
+      checkStorableUrl(url, `${this.location} (import, page ${v})`);
+      return keyOfLabel(url);
+    });
+    const report = this.db
+      .transaction(() => {
+        // Into an empty store, page v gets id v + 1 without a lookup; the index by target is
+        // cheaper built once at the end than kept up to date through millions of inserts.
+        const empty = this.db.prepare('SELECT 1 FROM pages LIMIT 1').get() === undefined;
+        const distinct = empty && new Set(keys.map((k) => k.key)).size === keys.length;
+        const rebuildIndex = graph.edgeCount > 100_000 && this.db.prepare('SELECT 1 FROM links LIMIT 1').get() === undefined;
+        if (rebuildIndex) this.db.exec('DROP INDEX links_target');
+        const ids = new Float64Array(graph.nodeCount);
+        let pagesAdded = 0;
+        for (let v = 0; v < graph.nodeCount; v++) {
+          const { key, host } = keys[v]!;
+          if (distinct) {
+            insertPageWithId.run(v + 1, graph.labels.label(v), key, host);
+            ids[v] = v + 1;
+            pagesAdded++;
+            continue;
+          }
+          const result = insertPage.run(graph.labels.label(v), key, host);
+          if (result.changes === 1) {
+            ids[v] = Number(result.lastInsertRowid);
+            pagesAdded++;
+          } else {
+            ids[v] = findPage.get(key) as number;
+          }
+        }
+        let linksAdded = 0;
+        for (let u = 0; u < graph.nodeCount; u++) {
+          const source = ids[u]!;
+          for (let e = graph.outOffsets[u]!; e < graph.outOffsets[u + 1]!; e++) {
+            const target = ids[graph.outTargets[e]!]!;
+            if (target !== source) linksAdded += insertLink.run(source, target, code).changes;
+          }
+        }
+        if (rebuildIndex) this.db.exec(LINKS_TARGET_INDEX);
+        return { pagesAdded, linksAdded };
+      })
+      .immediate();
+    return { ...report, seconds: (performance.now() - started) / 1000 };
+  }
+
+  async loadGraph(kinds: readonly LinkKind[] = ['anchor', 'redirect']): Promise<StoredGraph> {
+    const codes = kindCodes(kinds);
+    const placeholders = codes.map(() => '?').join(', ');
+    // One read transaction: a consistent snapshot while a crawler writes. Columns come one at a
+    // time through pluck(), as plain numbers and strings: no object per row.
+    return this.db.transaction(() => {
+      const ids = this.db.prepare('SELECT id FROM pages ORDER BY id').pluck().all() as number[];
+      const urls = this.db.prepare('SELECT url FROM pages ORDER BY id').pluck().all() as string[];
+      const maxId = ids.length === 0 ? 0 : ids[ids.length - 1]!;
+      const dense = new Int32Array(maxId + 1).fill(-1);
+      ids.forEach((id, v) => (dense[id] = v));
+      const where = `WHERE kind IN (${placeholders})`;
+      const count = this.db.prepare(`SELECT count(*) FROM links ${where}`).pluck().get(...codes) as number;
+      const column = (name: string): Int32Array => {
+        const values = new Int32Array(count);
+        let k = 0;
+        for (const id of this.db.prepare(`SELECT ${name} FROM links ${where} ORDER BY source, target, kind`).pluck().iterate(...codes)) {
+          values[k++] = dense[id as number]!;
+        }
+        return values;
+      };
+      const sources = column('source');
+      const targets = column('target');
+      const edges = new EdgeBuffer();
+      for (let k = 0; k < count; k++) edges.push(sources[k]!, targets[k]!);
+      const { graph } = buildFromEdges(ids.length, edges, new TextLabels(urls));
+      return { graph, pageIds: Float64Array.from(ids) };
+    })();
+  }
+
+  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {
+    const insert = this.db.prepare('INSERT INTO pages (url, url_key, host, depth) VALUES (?, ?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
+    const find = this.db.prepare('SELECT id FROM pages WHERE url_key = ?').pluck();
+    return this.db
+      .transaction(() =>
+        urls.map((url, i) => {
+          checkStorableUrl(url, this.location);
+          const key = keys[i]!;
+          const result = insert.run(url, key, keyOfLabel(url).host, depth);
+          return result.changes === 1 ? Number(result.lastInsertRowid) : (find.get(key) as number);
+        }),
+      )
+      .immediate();
+  }
+
+  async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
+    this.db
+      .prepare('UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ? WHERE id = ?')
+      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page);
+  }
+
+  async addLinks(links: readonly NewLink[]): Promise<number> {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow) VALUES (?, ?, ?, ?)');
+    return this.db
+      .transaction(() => {
+        let added = 0;
+        for (const link of links) added += insert.run(link.source, link.target, LINK_KIND_CODES[link.kind], link.nofollow ? 1 : 0).changes;
+        return added;
+      })
+      .immediate();
+  }
+
+  async counts(): Promise<StoreCounts> {
+    const count = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
+    return {
+      pages: count('SELECT count(*) FROM pages'),
+      links: count('SELECT count(*) FROM links'),
+      fetched: count('SELECT count(*) FROM pages WHERE status >= 200 AND status < 300'),
+      failed: count('SELECT count(*) FROM pages WHERE fetch_error IS NOT NULL OR status >= 400'),
+      runs: count('SELECT count(*) FROM runs'),
+    };
+  }
+
+  async pageByUrl(url: string): Promise<PageRecord | null> {
+    const row = this.db
+      .prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = ? OR url = ? ORDER BY url_key = ? DESC LIMIT 1`)
+      .get(keyOfLabel(url).key, url, keyOfLabel(url).key) as PageRow | undefined;
+    return row === undefined ? null : pageFromRow(row);
+  }
+
+  async pageById(id: number): Promise<PageRecord | null> {
+    const row = this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`).get(id) as PageRow | undefined;
+    return row === undefined ? null : pageFromRow(row);
+  }
+
+  async searchPages(text: string, options: SearchOptions = {}): Promise<PageRecord[]> {
+    const limit = options.limit ?? 100;
+    const sql =
+      options.mode === 'prefix'
+        ? `SELECT ${PAGE_COLUMNS} FROM pages WHERE substr(url, 1, length(?)) = ? ORDER BY url LIMIT ?`
+        : `SELECT ${PAGE_COLUMNS} FROM pages WHERE instr(url, ?) > 0 ORDER BY id LIMIT ?`;
+    const parameters = options.mode === 'prefix' ? [text, text, limit] : [text, limit];
+    return (this.db.prepare(sql).all(...parameters) as PageRow[]).map(pageFromRow);
+  }
+
+  async searchByNeighbour(text: string, direction: 'in' | 'out', options: SearchOptions = {}): Promise<PageRecord[]> {
+    const limit = options.limit ?? 100;
+    // 'in': pages with a link to a matching page; 'out': pages a matching page links to.
+    const [near, far] = direction === 'in' ? ['source', 'target'] : ['target', 'source'];
+    const match = options.mode === 'prefix' ? 'substr(m.url, 1, length(?)) = ?' : 'instr(m.url, ?) > 0';
+    const sql = `SELECT ${PAGE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')} FROM pages p
+      WHERE p.id IN (SELECT l.${near} FROM links l JOIN pages m ON m.id = l.${far} WHERE ${match})
+      ORDER BY p.id LIMIT ?`;
+    const parameters = options.mode === 'prefix' ? [text, text, limit] : [text, limit];
+    return (this.db.prepare(sql).all(...parameters) as PageRow[]).map(pageFromRow);
+  }
+
+  async links(page: number, direction: 'in' | 'out'): Promise<LinkRecord[]> {
+    const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
+    const rows = this.db
+      .prepare(`SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other} WHERE l.${self} = ? ORDER BY p.url, l.kind`)
+      .all(page) as LinkRow[];
+    return rows.map(linkFromRow);
+  }
+
+  async degrees(page: number): Promise<{ inDegree: number; outDegree: number }> {
+    const count = (sql: string): number => this.db.prepare(sql).pluck().get(page) as number;
+    return {
+      inDegree: count('SELECT count(DISTINCT source) FROM links WHERE target = ? AND source <> target'),
+      outDegree: count('SELECT count(DISTINCT target) FROM links WHERE source = ? AND source <> target'),
+    };
+  }
+
+  async saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number> {
+    const insertRun = this.db.prepare(
+      'INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const insertScore = this.db.prepare('INSERT INTO scores (run, page, value) VALUES (?, ?, ?)');
+    return this.db
+      .transaction(() => {
+        const converged = run.converged === null ? null : run.converged ? 1 : 0;
+        const id = Number(
+          insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pageIds.length)
+            .lastInsertRowid,
+        );
+        for (let v = 0; v < pageIds.length; v++) {
+          const value = scores[v]!;
+          if (Number.isFinite(value)) insertScore.run(id, pageIds[v]!, value);
+        }
+        return id;
+      })
+      .immediate();
+  }
+
+  async runs(): Promise<RunRecord[]> {
+    return (this.db.prepare('SELECT * FROM runs ORDER BY id').all() as RunRow[]).map(runFromRow);
+  }
+
+  async latestRun(method: string): Promise<RunRecord | null> {
+    const row = this.db.prepare('SELECT * FROM runs WHERE method = ? ORDER BY id DESC LIMIT 1').get(method) as RunRow | undefined;
+    return row === undefined ? null : runFromRow(row);
+  }
+
+  async scoresOf(page: number): Promise<Array<{ run: number; method: string; value: number }>> {
+    return this.db
+      .prepare('SELECT s.run AS run, r.method AS method, s.value AS value FROM scores s JOIN runs r ON r.id = s.run WHERE s.page = ? ORDER BY s.run')
+      .all(page) as Array<{ run: number; method: string; value: number }>;
+  }
+
+  async topPages(run: number, limit: number): Promise<Array<{ page: PageRecord; value: number }>> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${PAGE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}, s.value AS value FROM scores s JOIN pages p ON p.id = s.page
+         WHERE s.run = ? ORDER BY s.value DESC, p.id LIMIT ?`,
+      )
+      .all(run, limit) as Array<PageRow & { value: number }>;
+    return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+
+  async reset(): Promise<void> {
+    this.db
+      .transaction(() => {
+        for (const table of ['scores', 'runs', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
+      })
+      .immediate();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * A throwaway PostgreSQL cluster for the tests: initdb in a temporary
+ * directory owned by the postgres user (the server refuses to run as root),
+ * listening on 127.0.0.1 and a socket in that directory, stopped and deleted
+ * at the end. Each test store gets a database of its own.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface TestServer {
+  url(database: string): string;
+  createDatabase(): Promise<string>;
+  stop(): void;
+}
+
+function binaries(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
+  for (const version of versions) if (existsSync(join(root, version, 'bin', 'initdb'))) return join(root, version, 'bin');
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts a cluster, or returns why it cannot (no PostgreSQL installed). */
+export async function startTestServer(): Promise<TestServer | string> {
+  const bin = binaries();
+  if (bin === null) return 'PostgreSQL is not installed (apt-get install postgresql)';
+  const dir = mkdtempSync(join(tmpdir(), 'wga-pg-'));
+  const data = join(dir, 'data');
+  const asPostgres = (command: string, args: string[]): string =>
+    execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+  const port = await freePort();
+  asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  asPostgres('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+  let next = 0;
+  const url = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  return {
+    url,
+    createDatabase: async () => {
+      const name = `wga_test_${process.pid}_${next++}`;
+      const admin = new pg.Client({ connectionString: url('postgres') });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      return url(name);
+    },
+    stop: () => {
+      try {
+        asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
