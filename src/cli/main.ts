@@ -16,6 +16,7 @@ import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
 import { registerStats } from './commands/stats.js';
+import { registerStoreCommands } from './commands/store.js';
 
 function version(): string {
   const packageJson = new URL('../../../package.json', import.meta.url);
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerCompare(program);
   registerAggregate(program);
   registerExperiment(program);
+  registerStoreCommands(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

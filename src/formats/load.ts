@@ -23,7 +23,8 @@ export interface LoadOptions extends EdgeListOptions {
 
 export interface LoadedGraph {
   graph: Graph;
-  format: GraphFormat;
+  /** The file format, or 'store' for a graph read from a database. */
+  format: GraphFormat | 'store';
   path: string;
   report: BuildReport;
   labelReport?: LabelFileReport;

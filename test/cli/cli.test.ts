@@ -294,6 +294,67 @@ describe('wga rank methods, compare and the bow-tie', () => {
   });
 });
 
+describe('wga with a store (SQLite)', () => {
+  it('imports, ranks with --save, and answers page, search, top and stats queries', () => {
+    const db = join(dir.path, 'hollins.db');
+    const imported = json<{ pagesAdded: number; linksAdded: number; pages: number }>('import', hollins, '--labels', hollinsUrls, '--db', db, '--json');
+    assert.equal(imported.pagesAdded, 6012);
+    assert.equal(imported.linksAdded, 23875);
+    const rank = json<{ run: number; top: Array<{ label: string; score: number }> }>('rank', '--db', db, '--save', '--json');
+    assert.equal(rank.run, 1);
+    assert.equal(rank.top[0]!.label, 'http://www.hollins.edu/');
+    const levels = json<{ reached: number }>('levels', '--db', db, '--root', 'http://www.hollins.edu/', '--save', '--json');
+    assert.equal(levels.reached, 5551);
+    const top = json<{ run: { id: number; method: string }; top: Array<{ rank: number; url: string; score: number }> }>('top', '--db', db, '--score', 'pagerank', '--top', '3', '--json');
+    assert.equal(top.run.method, 'pagerank');
+    assert.deepEqual(top.top.map((t) => t.url), rank.top.slice(0, 3).map((t) => t.label));
+    const page = json<{ url: string; inDegree: number; outDegree: number; inLinks: string[]; outLinks: string[]; scores: Array<{ method: string; value: number }> }>(
+      'page', 'http://www.hollins.edu/', '--db', db, '--json',
+    );
+    assert.equal(page.url, 'http://www.hollins.edu/');
+    assert.equal(page.inDegree, 829);
+    assert.equal(page.outDegree, 25);
+    assert.equal(page.inLinks.length, 829);
+    assert.equal(page.outLinks.length, 25);
+    assert.deepEqual(page.scores.map((s) => s.method), ['pagerank', 'levels']);
+    assert.equal(page.scores[0]!.value, rank.top[0]!.score);
+    assert.equal(page.scores[1]!.value, 0);
+    const search = json<{ pages: Array<{ url: string }> }>('search', 'admissions/visit', '--db', db, '--json');
+    assert.ok(search.pages.some((p) => p.url === 'http://www.hollins.edu/admissions/visit/visit.htm'));
+    const linking = json<{ pages: Array<{ url: string }> }>('search', 'http://www.hollins.edu/admissions/visit/visit.htm', '--links-to', '--db', db, '--limit', '1000', '--json');
+    assert.ok(linking.pages.length > 10);
+    const stats = json<Record<string, unknown>>('stats', '--db', db, '--json');
+    assert.equal(stats.nodes, 6012);
+    assert.equal(stats.edges, 23875);
+    assert.deepEqual(stats.scc, { count: 3634, largest: 1426 });
+    assert.equal(stats.format, 'store');
+    const reset = wga('reset', '--db', db, '--yes');
+    assert.equal(reset.status, 0, reset.stderr);
+    assert.match(reset.stdout, /deleted 6,012 pages, 23,875 links and 2 runs/);
+  });
+
+  it('refuses bad store usage with one line and a usage status', () => {
+    const db = join(dir.path, 'empty.db');
+    assert.equal(wga('import', harvard, '--db', db, '-q').status, 0);
+    for (const [args, pattern] of [
+      [['page', 'http://nowhere/', '--db', db], /no page 'http:\/\/nowhere\/' in the store/],
+      [['top', '--db', db, '--score', 'traffic'], /no stored 'traffic' run; save one with: wga rank --db .* --method traffic --save/],
+      [['rank', harvard, '--save'], /--save: needs --db/],
+      [['rank', harvard, '--db', db], /--db: give either a graph file or --db, not both/],
+      [['stats'], /graph: missing: give a graph file or --db STORE/],
+      [['reset', '--db', db], /--yes: needed to reset/],
+    ] as const) {
+      const run = wga(...args);
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, pattern);
+      assert.equal(run.stderr.trim().split('\n').length, 1);
+    }
+    const missing = wga('stats', '--db', join(dir.path, 'nope.db'));
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /nope\.db: no such store/);
+  });
+});
+
 describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () => {
   function expectFailure(args: string[], status: number, pattern: RegExp): void {
     const run = wga(...args);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type DegreeDistribution, type DegreeSummary, degreeSummary, inDegrees, outDegrees } from '../../analysis/degrees.js';
 import { topK } from '../../analysis/top.js';
 import type { Graph } from '../../graph/graph.js';
-import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, percent, print, printJson, safeLabel, table } from '../output.js';
 import { integerOption } from '../values.js';
 
@@ -40,41 +40,44 @@ export function registerDegrees(program: Command): void {
     program
       .command('degrees')
       .description('in- and out-degree distributions, dangling pages, most linked and most linking pages')
-      .argument('<graph>', 'graph file')
+      .argument('[graph]', 'graph file (or --db)')
       .option('--top <k>', 'how many of the most linked / linking pages to list (default: 10)')
       .option('--json', 'print one JSON document (with the full distributions)'),
-  ).action(async (path: string, options: DegreesOptions) => {
+  ).action(async (path: string | undefined, options: DegreesOptions) => {
     const k = integerOption('--top', options.top, 10, 0);
-    const { graph } = await loadFromOptions(path, options);
-    const summary = degreeSummary(graph);
-    const report: DegreesJson = {
-      ...summary,
-      topIn: topByDegree(graph, inDegrees(graph), k),
-      topOut: topByDegree(graph, outDegrees(graph), k),
-    };
-    if (options.json === true) {
-      printJson(report);
-      return;
-    }
-    const n = report.nodes;
-    print(
-      `${count(n)} pages, ${count(report.edges)} links, mean degree ${report.meanDegree.toFixed(2)}; ` +
-        `${count(report.danglingNodes)} dangling (${percent(report.danglingNodes, n)}), ` +
-        `${count(report.unreferencedNodes)} with no in-link (${percent(report.unreferencedNodes, n)})`,
-    );
-    print();
-    const inBins = logBins(report.inDistribution);
-    const outBins = logBins(report.outDistribution);
-    const rows = [['degree', 'pages (in)', 'pages (out)']];
-    for (let i = 0; i < Math.max(inBins.length, outBins.length); i++) {
-      rows.push([inBins[i]?.[0] ?? outBins[i]![0], count(inBins[i]?.[1] ?? 0), count(outBins[i]?.[1] ?? 0)]);
-    }
-    print(table(rows, [0, 1, 2]));
-    if (k > 0) {
-      print('\nmost linked pages (in-degree)');
-      print(table(report.topIn.map((t) => [count(t.degree), safeLabel(t.label)]), [0]));
-      print('\nmost linking pages (out-degree)');
-      print(table(report.topOut.map((t) => [count(t.degree), safeLabel(t.label)]), [0]));
-    }
+    await withGraph(path, options, async ({ graph }) => report(graph, k, options));
   });
+}
+
+function report(graph: Graph, k: number, options: DegreesOptions): void {
+  const summary = degreeSummary(graph);
+  const report: DegreesJson = {
+    ...summary,
+    topIn: topByDegree(graph, inDegrees(graph), k),
+    topOut: topByDegree(graph, outDegrees(graph), k),
+  };
+  if (options.json === true) {
+    printJson(report);
+    return;
+  }
+  const n = report.nodes;
+  print(
+    `${count(n)} pages, ${count(report.edges)} links, mean degree ${report.meanDegree.toFixed(2)}; ` +
+      `${count(report.danglingNodes)} dangling (${percent(report.danglingNodes, n)}), ` +
+      `${count(report.unreferencedNodes)} with no in-link (${percent(report.unreferencedNodes, n)})`,
+  );
+  print();
+  const inBins = logBins(report.inDistribution);
+  const outBins = logBins(report.outDistribution);
+  const rows = [['degree', 'pages (in)', 'pages (out)']];
+  for (let i = 0; i < Math.max(inBins.length, outBins.length); i++) {
+    rows.push([inBins[i]?.[0] ?? outBins[i]![0], count(inBins[i]?.[1] ?? 0), count(outBins[i]?.[1] ?? 0)]);
+  }
+  print(table(rows, [0, 1, 2]));
+  if (k > 0) {
+    print('\nmost linked pages (in-degree)');
+    print(table(report.topIn.map((t) => [count(t.degree), safeLabel(t.label)]), [0]));
+    print('\nmost linking pages (out-degree)');
+    print(table(report.topOut.map((t) => [count(t.degree), safeLabel(t.label)]), [0]));
+  }
 }

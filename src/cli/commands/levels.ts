@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { levels } from '../../analysis/levels.js';
 import { writeScores } from '../../formats/scores.js';
-import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { type GraphInputOptions, addGraphOptions, addSaveOption, saveRunIfAsked, withGraph } from '../graph-input.js';
 import { count, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption, pageId } from '../values.js';
 
@@ -23,23 +23,37 @@ export interface LevelsJson {
 }
 
 export function registerLevels(program: Command): void {
-  addGraphOptions(
+  addSaveOption(addGraphOptions(
     program
       .command('levels')
       .description('clicks from the nearest root page to every page (breadth-first search)')
-      .argument('<graph>', 'graph file')
+      .argument('[graph]', 'graph file (or --db)')
       .requiredOption('--root <page...>', 'one or more root pages (labels or URLs)')
       .option('--max-level <l>', 'do not go further than l clicks')
       .option('--out <file>', 'write every page\'s level to FILE ("label<TAB>level", -1 if not reached; JSON if .json)')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string, options: LevelsOptions) => {
+  )).action(async (path: string | undefined, options: LevelsOptions) => {
     const maxLevel = integerOption('--max-level', options.maxLevel, Infinity, 0);
-    const loaded = await loadFromOptions(path, options);
+    await withGraph(path, options, async (loaded) => {
     const { graph } = loaded;
     const roots = options.root.map((label) => pageId(graph, label, '--root'));
     const started = performance.now();
     const result = levels(graph, roots, { maxLevel });
     const solve = (performance.now() - started) / 1000;
+    await saveRunIfAsked(
+      loaded,
+      options,
+      {
+        method: 'levels',
+        parameters: { roots: roots.map((r) => graph.labels.label(r)), maxLevel: Number.isFinite(maxLevel) ? maxLevel : null },
+        startedAt: Date.now() - solve * 1000,
+        finishedAt: Date.now(),
+        iterations: result.maxLevel,
+        residual: null,
+        converged: null,
+      },
+      Float64Array.from(result.level, (l) => (l < 0 ? Number.NaN : l)),
+    );
     if (options.out !== undefined) {
       await writeScores(options.out, graph.labels, result.level, {
         column: 'level',
@@ -66,5 +80,6 @@ export function registerLevels(program: Command): void {
     );
     print();
     print(levelsTable(report.histogram, n));
+    });
   });
 }

@@ -11,7 +11,7 @@ import type { Graph } from '../../graph/graph.js';
 import type { Labels } from '../../graph/labels.js';
 import { SubsetLabels } from '../../graph/subgraph.js';
 import { defaultThreads } from '../../parallel/pool.js';
-import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { type GraphInputOptions, addGraphOptions, addSaveOption, saveRunIfAsked, withGraph } from '../graph-input.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { Progress } from '../progress.js';
 import { choiceOption, integerOption, numberOption, pageId } from '../values.js';
@@ -86,6 +86,8 @@ export interface RankJson {
   top: RankedPage[];
   timings: { load: number; solve: number };
   out: string | null;
+  /** With --save: the id of the run stored in the --db store, else null. */
+  run: number | null;
 }
 
 export function topEntries(labels: Labels, scores: Float64Array, k: number, deviations?: Float64Array): RankedPage[] {
@@ -100,11 +102,11 @@ export function topEntries(labels: Labels, scores: Float64Array, k: number, devi
 }
 
 export function registerRank(program: Command): void {
-  addGraphOptions(
+  addSaveOption(addGraphOptions(
     program
       .command('rank')
       .description('rank every page (PageRank, Monte Carlo, restricted PageRank, OPIC, TrafficRank, HOTness) and show the best')
-      .argument('<graph>', 'graph file')
+      .argument('[graph]', 'graph file (or --db)')
       .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}`, 'pagerank')
       .option('--solver <solver>', `PageRank solver: ${PAGERANK_SOLVERS.join(', ')} (default: auto, the fastest that applies)`)
       .option('--damping <c>', `probability of following a link (default: ${PAGERANK_DEFAULTS.damping})`)
@@ -126,7 +128,7 @@ export function registerRank(program: Command): void {
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string, options: RankOptions) => {
+  )).action(async (path: string | undefined, options: RankOptions) => {
     const method = choiceOption('--method', options.method, RANK_METHODS, 'pagerank');
     const solver = choiceOption('--solver', options.solver, PAGERANK_SOLVERS, 'auto') as PageRankSolver;
     const damping = numberOption('--damping', options.damping, PAGERANK_DEFAULTS.damping, { min: 0, max: 1, exclusiveMax: true });
@@ -158,7 +160,7 @@ export function registerRank(program: Command): void {
     if (options.maxLevel !== undefined && options.root === undefined) {
       throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
     }
-    const loaded = await loadFromOptions(path, options);
+    await withGraph(path, options, async (loaded) => {
     const { graph } = loaded;
     const progress = new Progress(options.quiet !== true);
     const started = performance.now();
@@ -186,7 +188,27 @@ export function registerRank(program: Command): void {
     });
     progress.done();
     const solve = (performance.now() - started) / 1000;
-    const json: RankJson = { ...report.json, timings: { load: loaded.seconds, solve }, out: options.out ?? null };
+    const json: RankJson = { ...report.json, timings: { load: loaded.seconds, solve }, out: options.out ?? null, run: null };
+    if (options.save === true) {
+      // Scores of every page of the graph: pages outside a restricted PageRank's subgraph get none.
+      const full = new Float64Array(graph.nodeCount).fill(Number.NaN);
+      for (let i = 0; i < report.scores.length; i++) full[report.pages === null ? i : report.pages[i]!] = report.scores[i]!;
+      const { top: _top, timings: _timings, out: _out, run: _run, ...parameters } = json;
+      json.run = await saveRunIfAsked(
+        loaded,
+        options,
+        {
+          method,
+          parameters,
+          startedAt: Date.now() - solve * 1000,
+          finishedAt: Date.now(),
+          iterations: json.iterations,
+          residual: json.residual,
+          converged: json.converged,
+        },
+        full,
+      );
+    }
     if (options.out !== undefined) {
       await writeScores(options.out, report.labels, report.scores, {
         method,
@@ -206,6 +228,7 @@ export function registerRank(program: Command): void {
       );
       process.exitCode = ExitCode.notConverged;
     }
+    });
   });
 }
 
@@ -236,7 +259,7 @@ function computeRanking(
   graph: Graph,
   method: RankMethod,
   request: RankingRequest,
-): { scores: Float64Array; labels: Labels; json: Omit<RankJson, 'timings' | 'out'> } {
+): { scores: Float64Array; labels: Labels; pages: Int32Array | null; json: Omit<RankJson, 'timings' | 'out' | 'run'> } {
   const base = {
     method,
     nodes: graph.nodeCount,
@@ -259,6 +282,7 @@ function computeRanking(
     return {
       scores,
       labels: graph.labels,
+      pages: null,
       json: {
         ...base,
         damping: request.alpha,
@@ -303,6 +327,7 @@ function computeRanking(
     return {
       scores,
       labels: graph.labels,
+      pages: null,
       json: {
         ...base,
         solver: request.strategy,
@@ -335,6 +360,7 @@ function computeRanking(
     return {
       scores: result.scores,
       labels: graph.labels,
+      pages: null,
       json: {
         ...base,
         solver: 'walks',
@@ -371,6 +397,7 @@ function computeRanking(
     return {
       scores: rank.scores,
       labels,
+      pages: restricted.pages,
       json: {
         ...base,
         solver: rank.solver,
@@ -393,6 +420,7 @@ function computeRanking(
   return {
     scores: rank.scores,
     labels: graph.labels,
+    pages: null,
     json: {
       ...base,
       solver: rank.solver,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BOW_TIE_PARTS, type BowTiePartName, bowTie } from '../../analysis/bowtie.js';
 import { componentSizeDistribution, stronglyConnectedComponents } from '../../analysis/scc.js';
-import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { type GraphInputOptions, addGraphOptions, addSaveOption, saveRunIfAsked, withGraph } from '../graph-input.js';
 import { count, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
 import { integerOption, pageId } from '../values.js';
 
@@ -27,23 +27,29 @@ export interface SccJson {
 }
 
 export function registerScc(program: Command): void {
-  addGraphOptions(
+  addSaveOption(addGraphOptions(
     program
       .command('scc')
       .description('strongly connected components: how many, the giant one, the one of a root page, the bow-tie')
-      .argument('<graph>', 'graph file')
+      .argument('[graph]', 'graph file (or --db)')
       .option('--root <page>', 'also report the component of this page (label or URL)')
       .option('--top <k>', 'how many of the largest component sizes to list (default: 10)')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string, options: SccOptions) => {
+  )).action(async (path: string | undefined, options: SccOptions) => {
     const k = integerOption('--top', options.top, 10, 0);
-    const loaded = await loadFromOptions(path, options);
+    await withGraph(path, options, async (loaded) => {
     const { graph } = loaded;
     const root = options.root === undefined ? -1 : pageId(graph, options.root, '--root');
     const started = performance.now();
     const scc = stronglyConnectedComponents(graph);
     const parts = bowTie(graph, scc);
     const solve = (performance.now() - started) / 1000;
+    await saveRunIfAsked(
+      loaded,
+      options,
+      { method: 'scc', parameters: { count: scc.count, largest: scc.largest, giant: scc.largestId }, startedAt: Date.now() - solve * 1000, finishedAt: Date.now(), iterations: null, residual: null, converged: null },
+      scc.component,
+    );
     const largestSizes = Array.from(scc.sizes)
       .sort((a, b) => b - a)
       .slice(0, k);
@@ -91,5 +97,6 @@ export function registerScc(program: Command): void {
         [1, 2],
       ),
     );
+    });
   });
 }

@@ -4,7 +4,7 @@ import { stronglyConnectedComponents } from '../../analysis/scc.js';
 import type { LoadedGraph } from '../../formats/load.js';
 import type { BuildReport } from '../../graph/builder.js';
 import type { Graph } from '../../graph/graph.js';
-import { type GraphInputOptions, addGraphOptions, loadFromOptions } from '../graph-input.js';
+import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
 
 /** The `stats --json` contract (documented in the README). */
@@ -85,11 +85,13 @@ export function registerStats(program: Command): void {
     program
       .command('stats')
       .description('size, dangling pages, strongly connected components and degrees of a graph')
-      .argument('<graph>', 'graph file: edge list (.txt, .tsv, .csv, .gz) or WebGraph BV (.graph)')
+      .argument('[graph]', 'graph file: edge list (.txt, .tsv, .csv, .gz) or WebGraph BV (.graph); or --db')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string, options: GraphInputOptions) => {
-    const stats = graphStats(await loadFromOptions(path, options));
-    if (options.json === true) printJson(stats);
-    else printStats(stats);
+  ).action(async (path: string | undefined, options: GraphInputOptions) => {
+    await withGraph(path, options, async (source) => {
+      const stats = graphStats(source);
+      if (options.json === true) printJson(stats);
+      else printStats(stats);
+    });
   });
 }
