@@ -21,7 +21,7 @@
  * read for the first time (recently introduced pages), as the paper does.
  */
 import { OptionError } from '../errors.js';
-import { Opic, type OpicOptions, type OpicStrategy } from './opic.js';
+import { Opic, type OpicOptions, type OpicPageState, type OpicStrategy } from './opic.js';
 
 export type WindowPolicy =
   | { kind: 'fixed'; window: number }
@@ -34,7 +34,7 @@ const RECENT_PAGES = 64;
 
 export class AdaptiveOpic {
   readonly opic: Opic;
-  private readonly policy: WindowPolicy;
+  private policy: WindowPolicy;
   /** Per page: the G-times g_(a-1), g_a, ..., g_b of the kept window, and the cash c_a..c_b. */
   private times: number[][] = [];
   private amounts: number[][] = [];
@@ -60,17 +60,64 @@ export class AdaptiveOpic {
     return this.opic.pages;
   }
 
-  addPage(focus = false): number {
-    const id = this.opic.addPage(focus);
-    this.times.push([this.opic.time]);
-    this.amounts.push([]);
+  addPage(focus = false, group = 0): number {
+    const id = this.opic.addPage(focus, group);
+    this.addHistory(id);
+    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate() * this.policy.window;
+    return id;
+  }
+
+  /** Adds a page with a saved OPIC state and, for Interpolation, its saved H (see interpolatedHistory). */
+  restorePage(state: OpicPageState, interpolatedHistory: number, group = 0): number {
+    const id = this.opic.restorePage(state, group);
+    this.addHistory(id);
+    this.interpolated[id] = interpolatedHistory;
+    return id;
+  }
+
+  /** Interpolation's H of page i (the cash gathered over the window before its last read). */
+  interpolatedHistory(i: number): number {
+    return this.interpolated[i]!;
+  }
+
+  /** The rates of the recently introduced pages, which new pages' default history comes from. */
+  get recentIntroductions(): readonly number[] {
+    return this.recentRates;
+  }
+
+  set recentIntroductions(rates: readonly number[]) {
+    this.recentRates.length = 0;
+    this.recentRates.push(...rates.slice(-RECENT_PAGES));
+  }
+
+  /**
+   * Changes the length T of an Interpolation window (a crawler measures it in passes over the
+   * pages, whose G-time it only learns as it goes). Kept H values are rescaled to the new T.
+   */
+  setWindow(window: number): void {
+    if (this.policy.kind !== 'interpolation') throw new OptionError('window', 'only an Interpolation window can be changed');
+    const next: WindowPolicy = { kind: 'interpolation', window };
+    checkPolicy(next);
+    const ratio = window / this.policy.window;
+    for (let i = 0; i < this.pages; i++) this.interpolated[i]! *= ratio;
+    this.policy = next;
+  }
+
+  get window(): WindowPolicy {
+    return this.policy;
+  }
+
+  private addHistory(id: number): void {
+    // Interpolation keeps one number per page; only the list policies keep lists.
+    if (this.policy.kind !== 'interpolation') {
+      this.times.push([this.opic.time]);
+      this.amounts.push([]);
+    }
     if (id >= this.interpolated.length) {
       const bigger = new Float64Array(2 * id + 2);
       bigger.set(this.interpolated);
       this.interpolated = bigger;
     }
-    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate() * this.policy.window;
-    return id;
   }
 
   next(strategy: OpicStrategy): number {

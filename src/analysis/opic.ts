@@ -24,9 +24,14 @@
  *
  * Pages can be added at any time, e.g. when first seen as a link target: such
  * a page receives cash before it is ever read and so has an estimate.
+ *
+ * For a crawler: pages belong to groups (hosts) that can be switched off for
+ * Greedy while the host is busy, a page being fetched is held out of the
+ * selection, the pages changed since the last checkpoint are listed, and the
+ * whole state can be saved and restored exactly (raw cash, pool marks).
  */
 import { OptionError } from '../errors.js';
-import { IndexedMaxHeap } from '../util/indexed-heap.js';
+import { PartitionedMaxHeap } from '../util/partitioned-heap.js';
 import { Random } from '../util/random.js';
 
 export type OpicStrategy = 'greedy' | 'random' | 'cycle';
@@ -41,10 +46,38 @@ export interface OpicOptions {
   focusShare?: number;
   /** Seed of the Random strategy: 1. */
   seed?: number;
+  /** Whether Greedy may choose pages already read (refreshing): true. A crawl of new pages only says false. */
+  reselectRead?: boolean;
+  /** Keep the list of pages whose state changed, for checkpoints (takeChanges): false. */
+  trackChanges?: boolean;
+}
+
+/** A page's state as stored: raw cash and the pool counters it had seen (see cashOf). */
+export interface OpicPageState {
+  cash: number;
+  history: number;
+  lastRead: number;
+  reads: number;
+  seenAll: number;
+  seenUnread: number;
+  seenFocus: number;
+  focus: boolean;
+}
+
+/** The global state: the pools' counters, the clock, what the virtual page received, reads. */
+export interface OpicGlobalState {
+  all: number;
+  unread: number;
+  focused: number;
+  clock: number;
+  virtualReceived: number;
+  reads: number;
 }
 
 const READ = 1;
 const FOCUS = 2;
+/** Being fetched: out of the selection until read or released. */
+const HELD = 4;
 
 export class Opic {
   readonly damping: number;
@@ -69,8 +102,15 @@ export class Opic {
   private clock = 0;
   private virtualReceived = 0;
   private readsDone = 0;
-  /** One heap per (read?, focus?) class, keyed by cash minus what the class's pools already owe. */
-  private readonly heaps = [new IndexedMaxHeap(), new IndexedMaxHeap(), new IndexedMaxHeap(), new IndexedMaxHeap()];
+  /**
+   * Greedy's priority structure: one heap per (group, class), class = (read? 0 : 1) + (focus? 2 : 0),
+   * keyed by cash minus what the class's pools already owe (the same offset for a whole class).
+   */
+  private readonly heap = new PartitionedMaxHeap(4);
+  private readonly reselectRead: boolean;
+  private readonly trackChanges: boolean;
+  private dirty: Uint8Array = new Uint8Array(16);
+  private changed: number[] = [];
   private marks: Int32Array = new Int32Array(16);
   private markGeneration = 0;
   private readonly random: Random;
@@ -91,6 +131,8 @@ export class Opic {
       throw new OptionError('discovery-share', 'discovery and focus shares add up to more than 1');
     }
     this.random = new Random(options.seed ?? 1);
+    this.reselectRead = options.reselectRead ?? true;
+    this.trackChanges = options.trackChanges ?? false;
   }
 
   /** A graph of `pages` pages known from the start, each with cash 1/pages (the paper's initial state). */
@@ -124,8 +166,11 @@ export class Opic {
     return this.virtualReceived;
   }
 
-  /** Adds a page (with no cash) and returns its id; `focus` puts it in the focus pool. */
-  addPage(focus = false): number {
+  /**
+   * Adds a page (with no cash) and returns its id; `focus` puts it in the focus pool, `group`
+   * (e.g. its host) is what setGroupEnabled switches.
+   */
+  addPage(focus = false, group = 0): number {
     const id = this.pageCount++;
     if (id === this.cash.length) this.grow(2 * id);
     this.flags[id] = focus ? FOCUS : 0;
@@ -135,8 +180,98 @@ export class Opic {
     this.lastRead[id] = this.clock;
     this.unreadCount++;
     if (focus) this.focusCount++;
-    this.heaps[this.classOf(id)]!.set(id, this.heapKey(id));
+    this.heap.set(id, this.heapKey(id), group * 4 + this.classOf(id));
+    this.touch(id);
     return id;
+  }
+
+  /** Adds a page with a saved state (see pageState), after restoreGlobals. */
+  restorePage(state: OpicPageState, group = 0): number {
+    const id = this.pageCount++;
+    if (id === this.cash.length) this.grow(2 * id);
+    this.cash[id] = state.cash;
+    this.history[id] = state.history;
+    this.lastRead[id] = state.lastRead;
+    this.readCount[id] = state.reads;
+    this.seenAll[id] = state.seenAll;
+    this.seenUnread[id] = state.seenUnread;
+    this.seenFocus[id] = state.seenFocus;
+    this.flags[id] = (state.reads > 0 ? READ : 0) | (state.focus ? FOCUS : 0);
+    if (state.reads === 0) this.unreadCount++;
+    if (state.focus) this.focusCount++;
+    const part = group * 4 + this.classOf(id);
+    this.heap.set(id, this.heapKey(id), part);
+    if (!this.selectable(id)) this.heap.remove(id);
+    return id;
+  }
+
+  /** The raw state of page i, as restorePage takes it back. */
+  pageState(i: number): OpicPageState {
+    return {
+      cash: this.cash[i]!,
+      history: this.history[i]!,
+      lastRead: this.lastRead[i]!,
+      reads: this.readCount[i]!,
+      seenAll: this.seenAll[i]!,
+      seenUnread: this.seenUnread[i]!,
+      seenFocus: this.seenFocus[i]!,
+      focus: (this.flags[i]! & FOCUS) !== 0,
+    };
+  }
+
+  globalState(): OpicGlobalState {
+    return { all: this.all, unread: this.unread, focused: this.focused, clock: this.clock, virtualReceived: this.virtualReceived, reads: this.readsDone };
+  }
+
+  /** Sets the global state of a restored OPIC; call before restorePage. */
+  restoreGlobals(state: OpicGlobalState): void {
+    if (this.pageCount > 0) throw new OptionError('state', 'globals must be restored before the pages');
+    this.all = state.all;
+    this.unread = state.unread;
+    this.focused = state.focused;
+    this.clock = state.clock;
+    this.virtualReceived = state.virtualReceived;
+    this.readsDone = state.reads;
+  }
+
+  /** Pages whose state changed since the last call (trackChanges), each once. */
+  takeChanges(): number[] {
+    const changed = this.changed;
+    this.changed = [];
+    for (const i of changed) this.dirty[i] = 0;
+    return changed;
+  }
+
+  /** The group page i was added with. */
+  groupOf(i: number): number {
+    return Math.floor(this.heap.part(i) / 4);
+  }
+
+  /** Shows or hides a group's pages from Greedy (e.g. while their host is busy). */
+  setGroupEnabled(group: number, enabled: boolean): void {
+    for (let c = 0; c < 4; c++) this.heap.setEnabled(group * 4 + c, enabled);
+  }
+
+  /** Unread pages of a group still waiting in the selection. */
+  unreadWaiting(group: number): number {
+    return this.heap.partSize(group * 4 + 1) + this.heap.partSize(group * 4 + 3);
+  }
+
+  /** Takes page i out of the selection (it is being fetched) until it is read or released. */
+  hold(i: number): void {
+    this.flags[i]! |= HELD;
+    this.heap.remove(i);
+  }
+
+  /** Puts a held page back into the selection. */
+  release(i: number): void {
+    if ((this.flags[i]! & HELD) === 0) return;
+    this.flags[i]! &= ~HELD;
+    if (this.selectable(i)) this.heap.set(i, this.heapKey(i), this.partOfPage(i));
+  }
+
+  isHeld(i: number): boolean {
+    return (this.flags[i]! & HELD) !== 0;
   }
 
   /** Gives one unit of cash, in equal parts, to the given pages (only while no cash was given yet). */
@@ -205,11 +340,13 @@ export class Opic {
     this.readCount[i]!++;
     this.readsDone++;
     if ((this.flags[i]! & READ) === 0) {
-      this.heaps[this.classOf(i)]!.remove(i);
       this.flags[i]! |= READ;
       this.unreadCount--;
     }
-    this.heaps[this.classOf(i)]!.set(i, this.heapKey(i));
+    this.flags[i]! &= ~HELD;
+    if (this.selectable(i)) this.heap.set(i, this.heapKey(i), this.partOfPage(i));
+    else this.heap.remove(i);
+    this.touch(i);
     // Distinct children other than i itself.
     const generation = ++this.markGeneration;
     this.marks[i] = generation;
@@ -252,12 +389,15 @@ export class Opic {
     return this.greediest();
   }
 
-  /** The page with the most cash (Greedy), from the class heaps: O(1). */
-  greediest(): number {
+  /**
+   * The page with the most cash (Greedy) among enabled groups and pages not held, from the class
+   * heaps: O(1). `unreadOnly` looks at pages never read (a crawl's first pass).
+   */
+  greediest(unreadOnly = false): number {
     let best = -1;
     let bestCash = -Infinity;
-    for (let k = 0; k < 4; k++) {
-      const top = this.heaps[k]!.top();
+    for (let k = unreadOnly ? 1 : 0; k < 4; k += unreadOnly ? 2 : 1) {
+      const top = this.heap.top(k);
       if (top < 0) continue;
       const cash = this.cashOf(top);
       if (cash > bestCash || (cash === bestCash && top < best)) {
@@ -271,8 +411,23 @@ export class Opic {
   /** Adds cash to page j (a money transfer). */
   credit(j: number, amount: number): void {
     this.cash[j]! += amount;
-    const heap = this.heaps[this.classOf(j)]!;
-    heap.set(j, heap.key(j) + amount);
+    if (this.heap.has(j)) this.heap.changeKey(j, this.heap.key(j) + amount);
+    this.touch(j);
+  }
+
+  private selectable(i: number): boolean {
+    const flags = this.flags[i]!;
+    return (flags & HELD) === 0 && (this.reselectRead || (flags & READ) === 0);
+  }
+
+  private partOfPage(i: number): number {
+    return this.groupOf(i) * 4 + this.classOf(i);
+  }
+
+  private touch(i: number): void {
+    if (!this.trackChanges || this.dirty[i] === 1) return;
+    this.dirty[i] = 1;
+    this.changed.push(i);
   }
 
   /** Pays out what the virtual page received: discovery and focus shares, the rest to every page. */
@@ -333,5 +488,10 @@ export class Opic {
     const marks = new Int32Array(size);
     marks.set(this.marks);
     this.marks = marks;
+    if (this.trackChanges) {
+      const dirty = new Uint8Array(size);
+      dirty.set(this.dirty);
+      this.dirty = dirty;
+    }
   }
 }

@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, WgaError } from '../errors.js';
 import { registerAggregate } from './commands/aggregate.js';
 import { registerCompare } from './commands/compare.js';
+import { registerCrawl } from './commands/crawl.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExperiment } from './commands/experiment.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerAggregate(program);
   registerExperiment(program);
   registerStoreCommands(program);
+  registerCrawl(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

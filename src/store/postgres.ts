@@ -16,6 +16,11 @@ import type { Graph } from '../graph/graph.js';
 import { TextLabels } from '../graph/labels.js';
 import { redactLocation } from './open.js';
 import {
+  COUNT_CONDITIONS,
+  CRAWL_PAGE_COLUMNS,
+  type CrawlPageRow,
+  crawlPageFromRow,
+  liveOpicExpression,
   type LinkRow,
   PAGE_COLUMNS,
   type PageRow,
@@ -28,19 +33,24 @@ import {
   runFromRow,
 } from './records.js';
 import { LINK_KIND_CODES, POSTGRES_MIGRATIONS } from './schema.js';
-import type {
-  FetchRecord,
-  ImportReport,
-  LinkKind,
-  LinkRecord,
-  NewLink,
-  NewRun,
-  PageRecord,
-  RunRecord,
-  SearchOptions,
-  Store,
-  StoreCounts,
-  StoredGraph,
+import {
+  CRAWL_STATE,
+  type CrawlBatch,
+  type CrawlLock,
+  type FetchRecord,
+  type ImportReport,
+  type LinkKind,
+  type LinkRecord,
+  type NewLink,
+  type NewRun,
+  type PageRecord,
+  type RunRecord,
+  type SearchOptions,
+  type Store,
+  type StoreCounts,
+  type StoredCrawl,
+  type StoredGraph,
+  parseOpicState,
 } from './store.js';
 
 export class PostgresStoreError extends WgaError {
@@ -342,12 +352,22 @@ export class PostgresStore implements Store {
   async counts(): Promise<StoreCounts> {
     const { rows } = await this.pool.query<Record<keyof StoreCounts, string>>(
       `SELECT (SELECT count(*) FROM pages) AS pages, (SELECT count(*) FROM links) AS links,
-        (SELECT count(*) FROM pages WHERE status >= 200 AND status < 300) AS fetched,
-        (SELECT count(*) FROM pages WHERE fetch_error IS NOT NULL OR status >= 400) AS failed,
+        (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.fetched}) AS fetched,
+        (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.failed}) AS failed,
+        (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.excluded}) AS excluded,
+        (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.frontier}) AS frontier,
         (SELECT count(*) FROM runs) AS runs`,
     );
     const row = rows[0]!;
-    return { pages: Number(row.pages), links: Number(row.links), fetched: Number(row.fetched), failed: Number(row.failed), runs: Number(row.runs) };
+    return {
+      pages: Number(row.pages),
+      links: Number(row.links),
+      fetched: Number(row.fetched),
+      failed: Number(row.failed),
+      excluded: Number(row.excluded),
+      frontier: Number(row.frontier),
+      runs: Number(row.runs),
+    };
   }
 
   async pageByUrl(url: string): Promise<PageRecord | null> {
@@ -459,5 +479,137 @@ export class PostgresStore implements Store {
 
   async reset(): Promise<void> {
     await this.pool.query('TRUNCATE scores, runs, links, pages, crawl_state RESTART IDENTITY');
+  }
+
+  async writeCrawlBatch(batch: CrawlBatch): Promise<void> {
+    for (const page of batch.pages) checkStorableUrl(page.url, this.location);
+    // Whole columns as array parameters through unnest: one statement per kind of row.
+    const column = <T, U>(rows: readonly T[], pick: (row: T) => U): U[] => rows.map(pick);
+    await this.transaction(async (client) => {
+      const pages = batch.pages;
+      if (pages.length > 0) {
+        await client.query(
+          `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history)
+           SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::boolean[], $7::float8[], $8::float8[],
+                                $9::float8[], $10::int[], $11::float8[], $12::float8[], $13::float8[], $14::float8[])`,
+          [
+            column(pages, (p) => p.id), column(pages, (p) => p.url), column(pages, (p) => p.key), column(pages, (p) => p.host),
+            column(pages, (p) => p.depth), column(pages, (p) => p.focus), column(pages, (p) => p.opic.cash), column(pages, (p) => p.opic.history),
+            column(pages, (p) => p.opic.lastRead), column(pages, (p) => p.opic.reads), column(pages, (p) => p.opic.seenAll),
+            column(pages, (p) => p.opic.seenUnread), column(pages, (p) => p.opic.seenFocus), column(pages, (p) => p.windowHistory),
+          ],
+        );
+      }
+      const fetches = batch.fetches;
+      if (fetches.length > 0) {
+        await client.query(
+          `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
+             fetch_error = f.fetch_error, fetch_seq = f.fetch_seq
+           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[])
+             AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq)
+           WHERE p.id = f.id`,
+          [
+            column(fetches, (f) => f.id), column(fetches, (f) => f.record.status), column(fetches, (f) => f.record.contentType),
+            column(fetches, (f) => f.record.fetchedAt), column(fetches, (f) => f.record.size), column(fetches, (f) => f.record.title),
+            column(fetches, (f) => f.record.error), column(fetches, (f) => f.fetchSeq),
+          ],
+        );
+      }
+      if (batch.replaceLinksOf.length > 0) await client.query('DELETE FROM links WHERE source = ANY($1::bigint[])', [batch.replaceLinksOf]);
+      const links = batch.links;
+      if (links.length > 0) {
+        await client.query(
+          `INSERT INTO links (source, target, kind, nofollow)
+           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
+          [column(links, (l) => l.source), column(links, (l) => l.target), column(links, (l) => LINK_KIND_CODES[l.kind]), column(links, (l) => l.nofollow)],
+        );
+      }
+      const opic = batch.opic;
+      if (opic.length > 0) {
+        await client.query(
+          `UPDATE pages p SET cash = o.cash, history = o.history, last_read = o.last_read, reads = o.reads, seen_all = o.seen_all,
+             seen_unread = o.seen_unread, seen_focus = o.seen_focus, window_history = o.window_history
+           FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::float8[])
+             AS o (id, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history)
+           WHERE p.id = o.id`,
+          [
+            column(opic, (o) => o.id), column(opic, (o) => o.state.cash), column(opic, (o) => o.state.history), column(opic, (o) => o.state.lastRead),
+            column(opic, (o) => o.state.reads), column(opic, (o) => o.state.seenAll), column(opic, (o) => o.state.seenUnread),
+            column(opic, (o) => o.state.seenFocus), column(opic, (o) => o.windowHistory),
+          ],
+        );
+      }
+      const entries = Object.entries(batch.state);
+      if (entries.length > 0) {
+        await client.query(
+          `INSERT INTO crawl_state (key, value) SELECT * FROM unnest($1::text[], $2::text[])
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [entries.map((e) => e[0]), entries.map((e) => e[1])],
+        );
+      }
+    });
+  }
+
+  async loadCrawl(): Promise<StoredCrawl> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const pages = await client.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`, rowMode: 'array' });
+      const redirects = await client.query<[number, number]>({ text: `SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`, rowMode: 'array' });
+      const state = await client.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
+      await client.query('COMMIT');
+      return {
+        pages: pages.rows.map(crawlPageFromRow),
+        redirects: redirects.rows.map(([s, t]) => [Number(s), Number(t)]),
+        state: Object.fromEntries(state.rows.map((r) => [r.key, r.value])),
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async crawlState(): Promise<Record<string, string>> {
+    const { rows } = await this.pool.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async takeCrawlLock(lock: CrawlLock, canTake: (holder: CrawlLock) => boolean): Promise<CrawlLock | null> {
+    return this.transaction(async (client) => {
+      // Serialises lock takers across processes for the length of this transaction.
+      await client.query('SELECT pg_advisory_xact_lock(7243)');
+      const { rows } = await client.query<{ value: string }>('SELECT value FROM crawl_state WHERE key = $1', [CRAWL_STATE.lock]);
+      if (rows.length > 0) {
+        const holder = JSON.parse(rows[0]!.value) as CrawlLock;
+        if (holder.owner !== lock.owner && !canTake(holder)) return holder;
+      }
+      await client.query('INSERT INTO crawl_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+        CRAWL_STATE.lock,
+        JSON.stringify(lock),
+      ]);
+      return null;
+    });
+  }
+
+  async releaseCrawlLock(owner: string): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(7243)');
+      const { rows } = await client.query<{ value: string }>('SELECT value FROM crawl_state WHERE key = $1', [CRAWL_STATE.lock]);
+      if (rows.length > 0 && (JSON.parse(rows[0]!.value) as CrawlLock).owner === owner) await client.query('DELETE FROM crawl_state WHERE key = $1', [CRAWL_STATE.lock]);
+    });
+  }
+
+  async liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null> {
+    const state = parseOpicState((await this.crawlState())[CRAWL_STATE.opic]);
+    if (state === null) return null;
+    const order = { all: 1, unread: 2, focused: 3, clock: 4 } as const;
+    const value = liveOpicExpression((name) => `$${order[name]}::float8`);
+    const { rows } = await this.pool.query<PageRow & { value: number }>(
+      `SELECT ${PAGE_COLUMNS}, ${value} AS value FROM pages ORDER BY value DESC, id LIMIT $5`,
+      [state.all, state.unread, state.focused, state.clock, limit],
+    );
+    return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
   }
 }

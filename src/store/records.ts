@@ -2,7 +2,7 @@
 import { hostOf, resolveUrl } from '../crawl/url.js';
 import { InputFormatError } from '../errors.js';
 import { LINK_KIND_NAMES } from './schema.js';
-import type { LinkKind, LinkRecord, PageRecord, RunRecord } from './store.js';
+import type { LinkKind, LinkRecord, PageRecord, RunRecord, StoredCrawlPage } from './store.js';
 
 /** Refuses URLs no database text column can hold (PostgreSQL rejects NUL characters). */
 export function checkStorableUrl(url: string, where: string): void {
@@ -91,3 +91,50 @@ export function runFromRow(row: RunRow): RunRecord {
 export function kindCodes(kinds: readonly LinkKind[]): number[] {
   return kinds.map((kind) => LINK_KIND_NAMES.indexOf(kind));
 }
+
+/** Columns a crawl reads back to resume, in this order (see crawlPageFromRow). */
+export const CRAWL_PAGE_COLUMNS =
+  'id, url, url_key, host, depth, focus, status, content_type, fetch_error, fetch_seq, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history';
+
+export type CrawlPageRow = [
+  number | string, string, string, string, number | null, number | boolean, number | null, string | null, string | null, number | string | null,
+  number, number, number, number, number, number, number, number,
+];
+
+export function crawlPageFromRow(row: CrawlPageRow): StoredCrawlPage {
+  const [id, url, key, host, depth, focus, status, contentType, error, fetchSeq, cash, history, lastRead, reads, seenAll, seenUnread, seenFocus, windowHistory] = row;
+  const isFocus = focus === true || focus === 1;
+  return {
+    id: Number(id),
+    url,
+    key,
+    host,
+    depth: depth ?? 0,
+    focus: isFocus,
+    status,
+    contentType,
+    error,
+    fetchSeq: fetchSeq === null ? null : Number(fetchSeq),
+    opic: { cash, history, lastRead, reads: Number(reads), seenAll, seenUnread, seenFocus, focus: isFocus },
+    windowHistory,
+  };
+}
+
+/**
+ * OPIC's importance estimate (H + C) / (G + 1) computed in SQL from the raw
+ * columns a crawl checkpoints: C is the stored cash plus what the virtual
+ * page's pools owe the page since it last settled (analysis/opic.ts, cashOf).
+ * `p(name)` gives the placeholder of the global values all, unread, focused, clock.
+ */
+export function liveOpicExpression(p: (name: 'all' | 'unread' | 'focused' | 'clock') => string): string {
+  return `(history + cash + (${p('all')} - seen_all) + CASE WHEN reads = 0 THEN ${p('unread')} - seen_unread ELSE 0 END
+    + CASE WHEN focus THEN ${p('focused')} - seen_focus ELSE 0 END) / (${p('clock')} + 1)`;
+}
+
+/** Counts of a store's pages by what their fetch gave (see StoreCounts). */
+export const COUNT_CONDITIONS = {
+  fetched: "status >= 200 AND status < 300 AND (content_type IS NULL OR content_type IN ('text/html', 'application/xhtml+xml'))",
+  failed: "status >= 400 OR (fetch_error IS NOT NULL AND fetch_error NOT LIKE 'excluded:%')",
+  excluded: "status IS NULL AND fetch_error LIKE 'excluded:%'",
+  frontier: 'status IS NULL AND fetch_error IS NULL',
+} as const;

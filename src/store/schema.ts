@@ -11,6 +11,9 @@
  *   PageRank, Monte Carlo, OPIC, TrafficRank, HOTness, levels, SCC ids... can
  *   be stored, compared and queried later.
  * crawl_state: key/value settings and counters of a crawl.
+ * Version 2 adds what a crawl needs to stop and resume exactly: OPIC's raw
+ * state per page (the pool counters it has seen, see analysis/opic.ts), the
+ * focus flag, the order of fetches, and Adaptive OPIC's interpolated history.
  */
 import type { LinkKind } from './store.js';
 
@@ -76,6 +79,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE TABLE crawl_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
     ],
   },
+  {
+    version: 2,
+    description: 'crawler state per page: OPIC pool marks, focus, fetch order, interpolated history',
+    statements: [
+      'ALTER TABLE pages ADD COLUMN seen_all REAL NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN seen_unread REAL NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN seen_focus REAL NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN focus INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN fetch_seq INTEGER',
+      'ALTER TABLE pages ADD COLUMN window_history REAL NOT NULL DEFAULT 0',
+    ],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -129,6 +144,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX scores_run_value ON scores (run, value DESC)',
       'CREATE INDEX scores_page ON scores (page)',
       'CREATE TABLE crawl_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+    ],
+  },
+  {
+    version: 2,
+    description: 'crawler state per page: OPIC pool marks, focus, fetch order, interpolated history',
+    statements: [
+      'ALTER TABLE pages ADD COLUMN seen_all DOUBLE PRECISION NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN seen_unread DOUBLE PRECISION NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN seen_focus DOUBLE PRECISION NOT NULL DEFAULT 0',
+      'ALTER TABLE pages ADD COLUMN focus BOOLEAN NOT NULL DEFAULT FALSE',
+      'ALTER TABLE pages ADD COLUMN fetch_seq BIGINT',
+      'ALTER TABLE pages ADD COLUMN window_history DOUBLE PRECISION NOT NULL DEFAULT 0',
     ],
   },
 ];

@@ -12,6 +12,11 @@ import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { Graph } from '../graph/graph.js';
 import { TextLabels } from '../graph/labels.js';
 import {
+  COUNT_CONDITIONS,
+  CRAWL_PAGE_COLUMNS,
+  type CrawlPageRow,
+  crawlPageFromRow,
+  liveOpicExpression,
   type LinkRow,
   PAGE_COLUMNS,
   type PageRow,
@@ -24,19 +29,24 @@ import {
   runFromRow,
 } from './records.js';
 import { LINK_KIND_CODES, SQLITE_MIGRATIONS } from './schema.js';
-import type {
-  FetchRecord,
-  ImportReport,
-  LinkKind,
-  LinkRecord,
-  NewLink,
-  NewRun,
-  PageRecord,
-  RunRecord,
-  SearchOptions,
-  Store,
-  StoreCounts,
-  StoredGraph,
+import {
+  CRAWL_STATE,
+  type CrawlBatch,
+  type CrawlLock,
+  type FetchRecord,
+  type ImportReport,
+  type LinkKind,
+  type LinkRecord,
+  type NewLink,
+  type NewRun,
+  type PageRecord,
+  type RunRecord,
+  type SearchOptions,
+  type Store,
+  type StoreCounts,
+  type StoredCrawl,
+  type StoredGraph,
+  parseOpicState,
 } from './store.js';
 
 /** A store file that cannot be opened or is not ours. */
@@ -226,8 +236,10 @@ export class SqliteStore implements Store {
     return {
       pages: count('SELECT count(*) FROM pages'),
       links: count('SELECT count(*) FROM links'),
-      fetched: count('SELECT count(*) FROM pages WHERE status >= 200 AND status < 300'),
-      failed: count('SELECT count(*) FROM pages WHERE fetch_error IS NOT NULL OR status >= 400'),
+      fetched: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.fetched}`),
+      failed: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.failed}`),
+      excluded: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.excluded}`),
+      frontier: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.frontier}`),
       runs: count('SELECT count(*) FROM runs'),
     };
   }
@@ -334,5 +346,99 @@ export class SqliteStore implements Store {
         for (const table of ['scores', 'runs', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
       })
       .immediate();
+  }
+
+  private crawlStatements: ReturnType<SqliteStore['prepareCrawlStatements']> | null = null;
+
+  private prepareCrawlStatements() {
+    return {
+      insertPage: this.db.prepare(
+        `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      recordFetch: this.db.prepare(
+        'UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ? WHERE id = ?',
+      ),
+      deleteLinks: this.db.prepare('DELETE FROM links WHERE source = ?'),
+      insertLink: this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow) VALUES (?, ?, ?, ?)'),
+      updateOpic: this.db.prepare(
+        `UPDATE pages SET cash = ?, history = ?, last_read = ?, reads = ?, seen_all = ?, seen_unread = ?, seen_focus = ?, window_history = ?
+         WHERE id = ?`,
+      ),
+      setState: this.db.prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  async writeCrawlBatch(batch: CrawlBatch): Promise<void> {
+    this.crawlStatements ??= this.prepareCrawlStatements();
+    const st = this.crawlStatements;
+    for (const page of batch.pages) checkStorableUrl(page.url, this.location);
+    this.db
+      .transaction(() => {
+        for (const page of batch.pages) {
+          const o = page.opic;
+          st.insertPage.run(page.id, page.url, page.key, page.host, page.depth, page.focus ? 1 : 0, o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, page.windowHistory);
+        }
+        for (const { id, fetchSeq, record: r } of batch.fetches) st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, id);
+        for (const source of batch.replaceLinksOf) st.deleteLinks.run(source);
+        for (const link of batch.links) st.insertLink.run(link.source, link.target, LINK_KIND_CODES[link.kind], link.nofollow ? 1 : 0);
+        for (const { id, state: o, windowHistory } of batch.opic) {
+          st.updateOpic.run(o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, windowHistory, id);
+        }
+        for (const [key, value] of Object.entries(batch.state)) st.setState.run(key, value);
+      })
+      .immediate();
+  }
+
+  async loadCrawl(): Promise<StoredCrawl> {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare(`SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`).raw().all() as CrawlPageRow[];
+      const redirects = this.db.prepare(`SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`).raw().all() as Array<[number, number]>;
+      return { pages: rows.map(crawlPageFromRow), redirects, state: this.readCrawlState() };
+    })();
+  }
+
+  private readCrawlState(): Record<string, string> {
+    const rows = this.db.prepare('SELECT key, value FROM crawl_state').raw().all() as Array<[string, string]>;
+    return Object.fromEntries(rows);
+  }
+
+  async crawlState(): Promise<Record<string, string>> {
+    return this.readCrawlState();
+  }
+
+  async takeCrawlLock(lock: CrawlLock, canTake: (holder: CrawlLock) => boolean): Promise<CrawlLock | null> {
+    return this.db
+      .transaction(() => {
+        const text = this.db.prepare('SELECT value FROM crawl_state WHERE key = ?').pluck().get(CRAWL_STATE.lock) as string | undefined;
+        if (text !== undefined) {
+          const holder = JSON.parse(text) as CrawlLock;
+          if (holder.owner !== lock.owner && !canTake(holder)) return holder;
+        }
+        this.db
+          .prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+          .run(CRAWL_STATE.lock, JSON.stringify(lock));
+        return null;
+      })
+      .immediate();
+  }
+
+  async releaseCrawlLock(owner: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        const text = this.db.prepare('SELECT value FROM crawl_state WHERE key = ?').pluck().get(CRAWL_STATE.lock) as string | undefined;
+        if (text !== undefined && (JSON.parse(text) as CrawlLock).owner === owner) this.db.prepare('DELETE FROM crawl_state WHERE key = ?').run(CRAWL_STATE.lock);
+      })
+      .immediate();
+  }
+
+  async liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null> {
+    const state = parseOpicState(this.readCrawlState()[CRAWL_STATE.opic]);
+    if (state === null) return null;
+    const value = liveOpicExpression((name) => `@${name}`);
+    const rows = this.db
+      .prepare(`SELECT ${PAGE_COLUMNS}, ${value} AS value FROM pages ORDER BY value DESC, id LIMIT @limit`)
+      .all({ all: state.all, unread: state.unread, focused: state.focused, clock: state.clock, limit }) as Array<PageRow & { value: number }>;
+    return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
   }
 }

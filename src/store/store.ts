@@ -6,6 +6,7 @@
  * embedded, the default) and PostgreSQL (a server, for several crawlers).
  * Every value from outside reaches SQL as a parameter, never in the text.
  */
+import type { OpicGlobalState, OpicPageState } from '../analysis/opic.js';
 import type { Graph } from '../graph/graph.js';
 
 export type LinkKind = 'anchor' | 'redirect' | 'canonical';
@@ -70,11 +71,66 @@ export type NewRun = Omit<RunRecord, 'id' | 'pages'>;
 export interface StoreCounts {
   pages: number;
   links: number;
-  /** Pages fetched with a 2xx answer. */
+  /** Pages fetched with a 2xx HTML answer (or no Content-Type). */
   fetched: number;
-  /** Pages whose fetch failed (error or status >= 400). */
+  /** Pages whose fetch failed: an HTTP status of 400 or more, or an error (exclusions aside). */
   failed: number;
+  /** Pages a rule kept the crawler from fetching (robots.txt, refused address): errors starting "excluded:". */
+  excluded: number;
+  /** Pages known and never fetched: no status and no error. */
+  frontier: number;
   runs: number;
+}
+
+/** A page a crawl found, as first stored. */
+export interface CrawlPage {
+  id: number;
+  url: string;
+  key: string;
+  host: string;
+  depth: number;
+  focus: boolean;
+}
+
+/** What a crawl checkpoint writes, in one transaction (see crawl/checkpoint.ts). */
+export interface CrawlBatch {
+  /** New pages, with their OPIC state at the checkpoint. */
+  pages: Array<CrawlPage & { opic: OpicPageState; windowHistory: number }>;
+  fetches: Array<{ id: number; fetchSeq: number | null; record: FetchRecord }>;
+  /** Pages fetched again: their stored links are replaced by this batch's. */
+  replaceLinksOf: number[];
+  links: NewLink[];
+  /** OPIC state of known pages that changed. */
+  opic: Array<{ id: number; state: OpicPageState; windowHistory: number }>;
+  /** crawl_state entries to set. */
+  state: Record<string, string>;
+}
+
+/** A page of a stored crawl, with what resuming needs. */
+export interface StoredCrawlPage extends CrawlPage {
+  status: number | null;
+  contentType: string | null;
+  error: string | null;
+  fetchSeq: number | null;
+  opic: OpicPageState;
+  windowHistory: number;
+}
+
+export interface StoredCrawl {
+  /** Pages in id order. */
+  pages: StoredCrawlPage[];
+  /** Redirect links (source, target). */
+  redirects: Array<[number, number]>;
+  state: Record<string, string>;
+}
+
+/** Who is crawling into a store: one crawler at a time writes a crawl's state. */
+export interface CrawlLock {
+  owner: string;
+  hostname: string;
+  pid: number;
+  /** Last checkpoint time, milliseconds since the epoch. */
+  heartbeat: number;
 }
 
 export interface ImportReport {
@@ -132,4 +188,33 @@ export interface Store {
 
   /** Deletes every page, link, run and score (the paper's "delete the data and start again"). */
   reset(): Promise<void>;
+
+  /** Writes a crawl checkpoint: all of it or, if anything fails, none of it. */
+  writeCrawlBatch(batch: CrawlBatch): Promise<void>;
+  /** Everything a crawl needs to resume. */
+  loadCrawl(): Promise<StoredCrawl>;
+  crawlState(): Promise<Record<string, string>>;
+  /**
+   * Takes the crawl lock when nobody holds it or `canTake(holder)` says the holder is gone;
+   * returns null on success, else the lock that is held.
+   */
+  takeCrawlLock(lock: CrawlLock, canTake: (holder: CrawlLock) => boolean): Promise<CrawlLock | null>;
+  releaseCrawlLock(owner: string): Promise<void>;
+  /** The current OPIC importance of the best pages of the crawl in the store, or null if none is. */
+  liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null>;
+}
+
+/** crawl_state keys. */
+export const CRAWL_STATE = {
+  opic: 'opic',
+  settings: 'settings',
+  progress: 'progress',
+  lock: 'lock',
+  recentRates: 'recent_rates',
+} as const;
+
+/** OPIC's global state as crawl_state stores it. */
+export function parseOpicState(text: string | undefined): OpicGlobalState | null {
+  if (text === undefined) return null;
+  return JSON.parse(text) as OpicGlobalState;
 }

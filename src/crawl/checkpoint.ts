@@ -1,0 +1,94 @@
+/**
+ * What a crawl has done since its last checkpoint, turned into one store
+ * transaction (Store.writeCrawlBatch): new pages, fetch results, links, and
+ * the OPIC state of every page it changed plus the global state. The batch
+ * is a consistent snapshot, taken synchronously between two reads, so a
+ * crawl killed at any moment resumes from its last checkpoint exactly: total
+ * cash 1, every page stored once, each fetch recorded once.
+ */
+import type { AdaptiveOpic } from '../analysis/adaptive-opic.js';
+import type { CrawlBatch, FetchRecord, LinkKind, NewLink } from '../store/store.js';
+import { CRAWL_STATE } from '../store/store.js';
+
+/** Store page ids are OPIC ids + 1 (ids start at 1 in both databases). */
+export const storeId = (id: number): number => id + 1;
+
+export interface PageFacts {
+  url(id: number): string;
+  key(id: number): string;
+  hostname(id: number): string;
+  depth(id: number): number;
+}
+
+export class PendingBatch {
+  private fetches: CrawlBatch['fetches'] = [];
+  private links: NewLink[] = [];
+  private replaceLinksOf: number[] = [];
+  /** Pages [0, persisted) are in the store. */
+  private persisted: number;
+
+  constructor(persistedPages: number) {
+    this.persisted = persistedPages;
+  }
+
+  /** Fetch results waiting for the next checkpoint. */
+  get size(): number {
+    return this.fetches.length;
+  }
+
+  /** Records a fetch; call before adding the page's links. A refetch replaces the page's stored links. */
+  recordFetch(id: number, fetchSeq: number | null, record: FetchRecord, refetch: boolean): void {
+    const source = storeId(id);
+    this.fetches.push({ id: source, fetchSeq, record });
+    if (refetch) {
+      this.replaceLinksOf.push(source);
+      // Links of an earlier fetch of the page within this batch are stale too.
+      if (this.links.some((l) => l.source === source)) this.links = this.links.filter((l) => l.source !== source);
+    }
+  }
+
+  link(source: number, target: number, kind: LinkKind, nofollow: boolean): void {
+    this.links.push({ source: storeId(source), target: storeId(target), kind, nofollow });
+  }
+
+  /** Takes everything pending as a batch, with OPIC's changes and the given crawl_state entries. */
+  take(opic: AdaptiveOpic, facts: PageFacts, state: Record<string, string>): CrawlBatch {
+    const pages: CrawlBatch['pages'] = [];
+    const changedOpic: CrawlBatch['opic'] = [];
+    const total = opic.pages;
+    for (let id = this.persisted; id < total; id++) {
+      const opicState = opic.opic.pageState(id);
+      pages.push({
+        id: storeId(id),
+        url: facts.url(id),
+        key: facts.key(id),
+        host: facts.hostname(id),
+        depth: facts.depth(id),
+        focus: opicState.focus,
+        opic: opicState,
+        windowHistory: opic.interpolatedHistory(id),
+      });
+    }
+    for (const id of opic.opic.takeChanges()) {
+      if (id >= this.persisted) continue;
+      changedOpic.push({ id: storeId(id), state: opic.opic.pageState(id), windowHistory: opic.interpolatedHistory(id) });
+    }
+    this.persisted = total;
+    const batch: CrawlBatch = {
+      pages,
+      fetches: this.fetches,
+      replaceLinksOf: this.replaceLinksOf,
+      links: this.links,
+      opic: changedOpic,
+      state: {
+        ...state,
+        [CRAWL_STATE.opic]: JSON.stringify(opic.opic.globalState()),
+        [CRAWL_STATE.recentRates]: JSON.stringify(opic.recentIntroductions),
+      },
+    };
+    this.fetches = [];
+    this.links = [];
+    this.replaceLinksOf = [];
+    return batch;
+  }
+}

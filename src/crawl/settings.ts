@@ -1,0 +1,156 @@
+/**
+ * A crawl's settings: everything `wga crawl` was told, as plain JSON so that
+ * the store keeps them (crawl_state) and `--resume` continues with the same
+ * scope, politeness and strategy. Compiled here into the objects the crawler
+ * uses; every bad value is a typed error naming its option.
+ */
+import { OptionError } from '../errors.js';
+import { CountryTable } from './country-table.js';
+import { type CrawlStrategy, CRAWL_STRATEGIES } from './frontier.js';
+import { IpRules } from './ip-rules.js';
+import { compilePattern, type HostScope, HOST_SCOPES, Scope } from './scope.js';
+import { DEFAULT_USER_AGENT } from './fetcher.js';
+
+export interface CrawlSettings {
+  seeds: string[];
+  filters: string[];
+  fences: string[];
+  /** Allowed extensions; null: all but the default skipped ones. */
+  extensions: string[] | null;
+  hosts: HostScope;
+  allowIp: string[];
+  denyIp: string[];
+  ipCountryFile: string | null;
+  countries: string[];
+  denyCountries: string[];
+  /** Host name to address, instead of DNS. */
+  resolve: Record<string, string>;
+  /** Minimum time between the starts of two requests to one host, ms. */
+  delayMs: number;
+  perHost: number;
+  concurrency: number;
+  /** Fetches in the whole crawl (resumed sessions included); null: no limit. */
+  maxPages: number | null;
+  maxDepth: number | null;
+  /** Length of one session, ms; null: no limit. */
+  maxTimeMs: number | null;
+  strategy: CrawlStrategy;
+  bufferSize: number;
+  refresh: boolean;
+  /** Adaptive OPIC's Interpolation window, in passes over the known pages. */
+  windowPasses: number;
+  focus: string[];
+  focusShare: number;
+  discoveryShare: number;
+  damping: number;
+  retries: number;
+  retryDelayMs: number;
+  userAgent: string;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  pageTimeoutMs: number;
+  maxBodyBytes: number;
+  maxRedirects: number;
+  checkpointMs: number;
+  checkpointPages: number;
+  seed: number;
+}
+
+export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
+  filters: [],
+  fences: [],
+  extensions: null,
+  hosts: 'seeds',
+  allowIp: [],
+  denyIp: [],
+  ipCountryFile: null,
+  countries: [],
+  denyCountries: [],
+  resolve: {},
+  delayMs: 1000,
+  perHost: 1,
+  concurrency: 8,
+  maxPages: null,
+  maxDepth: null,
+  maxTimeMs: null,
+  strategy: 'greedy',
+  bufferSize: 100,
+  refresh: false,
+  windowPasses: 4,
+  focus: [],
+  focusShare: 0,
+  discoveryShare: 0,
+  damping: 0.85,
+  retries: 2,
+  retryDelayMs: 1000,
+  userAgent: DEFAULT_USER_AGENT,
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 15_000,
+  bodyTimeoutMs: 15_000,
+  pageTimeoutMs: 60_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxRedirects: 10,
+  checkpointMs: 1000,
+  checkpointPages: 2000,
+  seed: 1,
+};
+
+/** The settings with defaults for what is missing (e.g. settings stored by an older version). */
+export function completeSettings(partial: Partial<CrawlSettings> & { seeds: string[] }): CrawlSettings {
+  const settings = { ...DEFAULT_SETTINGS, ...partial } as CrawlSettings;
+  checkSettings(settings);
+  return settings;
+}
+
+function checkSettings(s: CrawlSettings): void {
+  const integer = (option: string, value: number, min: number): void => {
+    if (!(Number.isInteger(value) && value >= min)) throw new OptionError(option, `expected an integer of at least ${min}, got ${value}`);
+  };
+  integer('--concurrency', s.concurrency, 1);
+  integer('--per-host', s.perHost, 1);
+  integer('--retries', s.retries, 0);
+  integer('--buffer-size', s.bufferSize, 1);
+  integer('--max-redirects', s.maxRedirects, 0);
+  if (s.maxPages !== null) integer('--max-pages', s.maxPages, 0);
+  if (s.maxDepth !== null) integer('--max-depth', s.maxDepth, 0);
+  for (const [option, value] of [
+    ['--delay', s.delayMs],
+    ['--retry-delay', s.retryDelayMs],
+    ['--max-time', s.maxTimeMs ?? 0],
+  ] as const) {
+    if (!(Number.isFinite(value) && value >= 0)) throw new OptionError(option, `expected a number of at least 0, got ${value}`);
+  }
+  if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
+  if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
+  if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);
+  if (s.focus.length > 0 && s.focusShare === 0) s.focusShare = 0.5;
+}
+
+/** The objects a crawl runs with, built from its settings. */
+export interface CompiledSettings {
+  scope: Scope;
+  ipRules: IpRules;
+  focus: RegExp[];
+  resolve: Map<string, string>;
+}
+
+export function compileSettings(settings: CrawlSettings, seedHosts: readonly string[]): CompiledSettings {
+  const countries = settings.ipCountryFile === null ? null : CountryTable.fromFile(settings.ipCountryFile);
+  for (const [host, address] of Object.entries(settings.resolve)) {
+    if (!/^[0-9a-fA-F:.]+$/.test(address)) throw new OptionError('--resolve', `'${host}=${address}': the address is not an IP address`);
+  }
+  return {
+    scope: new Scope({
+      filters: settings.filters.map((f) => compilePattern(f, '--filter')),
+      fences: settings.fences.map((f) => compilePattern(f, '--fence')),
+      extensions: settings.extensions,
+      hosts: settings.hosts,
+      seedHosts,
+      maxDepth: settings.maxDepth ?? Infinity,
+    }),
+    ipRules: new IpRules({ allow: settings.allowIp, deny: settings.denyIp, countries, allowCountries: settings.countries, denyCountries: settings.denyCountries }),
+    focus: settings.focus.map((f) => compilePattern(f, '--focus')),
+    resolve: new Map(Object.entries(settings.resolve).map(([host, address]) => [host.toLowerCase(), address])),
+  };
+}
