@@ -81,13 +81,15 @@ export class AdaptiveOpic {
   }
 
   /** The rates of the recently introduced pages, which new pages' default history comes from. */
+  /** A copy of the introduction rates kept (the last RECENT_PAGES), to checkpoint. */
   get recentIntroductions(): readonly number[] {
-    return this.recentRates;
+    return this.recentRates.slice();
   }
 
   set recentIntroductions(rates: readonly number[]) {
+    const kept = rates.slice(-RECENT_PAGES);
     this.recentRates.length = 0;
-    this.recentRates.push(...rates.slice(-RECENT_PAGES));
+    this.recentRates.push(...kept);
   }
 
   /**

@@ -121,7 +121,12 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
   const previousTarget = sweepKind === 'jacobi' ? new Float64Array(n) : null;
   const previousInverse = sweepKind === 'jacobi' ? new Float64Array(n) : null;
   const previousSource = sweepKind === 'jacobi' ? new Float64Array(n) : null;
-  const mixer = sweepKind === 'anderson' ? new AndersonMixer(n, ANDERSON_DEPTH) : null;
+  // Without priors, known hits or relaxation every page takes the plain update (the common case, a kernel of its own).
+  const plain = prior === null && known.every((h) => h < 0) && relaxation === 1;
+  // The sweep's largest conservation gap, its sums of u_j and 1/w_j, and its estimate of the real links' total.
+  const sweepOut = new Float64Array(4);
+  const scalars = new Float64Array(2);
+  const mixer = sweepKind === 'anderson' ? new AndersonMixer(n, ANDERSON_DEPTH, options.knownHits !== undefined && options.knownHits.size > 0) : null;
 
   while (sweeps < maxSweeps) {
     const readSource = previousSource ?? source;
@@ -131,44 +136,14 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
       previousInverse!.set(inverseTarget);
       previousSource!.set(source);
     }
-    mixer?.recordInput(target, source, known);
-    let worst = 0;
-    for (let j = 0; j < n; j++) {
-      // In-flow and out-flow of j per unit of its own scales (a_A = 1).
-      let inSum = 0;
-      const inEnd = inOffsets[j + 1]!;
-      if (inPrior === null) for (let e = inOffsets[j]!; e < inEnd; e++) inSum += readSource[inSources[e]!]!;
-      else for (let e = inOffsets[j]!; e < inEnd; e++) inSum += inPrior[e]! * readSource[inSources[e]!]!;
-      let outSum = 0;
-      const outEnd = outOffsets[j + 1]!;
-      if (prior === null) for (let e = outOffsets[j]!; e < outEnd; e++) outSum += readInverse[outTargets[e]!]!;
-      else for (let e = outOffsets[j]!; e < outEnd; e++) outSum += prior[e]! * readInverse[outTargets[e]!]!;
-      const numerator = s * inSum + t;
-      const denominator = s * outSum + t;
-      // Conservation before the update: in = numerator / w_j, out = denominator * u_j.
-      const inFlow = numerator / target[j]!;
-      const outFlow = denominator * source[j]!;
-      const gap = Math.abs(inFlow - outFlow) / inFlow;
-      if (gap > worst) worst = gap;
-      if (known[j]! > 0) {
-        target[j] = numerator / known[j]!;
-        source[j] = known[j]! / denominator;
-        inverseTarget[j] = 1 / target[j]!;
-      } else {
-        let value = Math.sqrt(numerator / denominator);
-        if (relaxation !== 1) value = target[j]! * (value / target[j]!) ** relaxation;
-        target[j] = value;
-        source[j] = value;
-        inverseTarget[j] = 1 / value;
-      }
-    }
+    if (mixer !== null && !mixer.hasInput) mixer.recordInput(target, source, known, s, t);
+    if (plain) plainSweep(n, inOffsets, inSources, outOffsets, outTargets, readSource, readInverse, target, source, inverseTarget, s, t, sweepOut);
+    else generalSweep(n, inOffsets, inSources, outOffsets, outTargets, inPrior, prior, known, relaxation, readSource, readInverse, target, source, inverseTarget, s, t, sweepOut);
+    let worst = sweepOut[0]!;
+    const sumSource = sweepOut[1]!;
+    const sumInverse = sweepOut[2]!;
+    const realEstimate = sweepOut[3]!;
     // The artificial node: balance it, then rescale so that a_A = 1.
-    let sumSource = 0;
-    let sumInverse = 0;
-    for (let j = 0; j < n; j++) {
-      sumSource += source[j]!;
-      sumInverse += inverseTarget[j]!;
-    }
     const artificial = Math.sqrt(sumSource / sumInverse);
     const artificialGap = Math.abs(t * sumSource - t * sumInverse) / (t * sumSource);
     if (artificialGap > worst) worst = artificialGap;
@@ -190,14 +165,146 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
       t = (1 - alpha) / totals.artificial;
       break;
     }
-    mixer?.mix(target, source, inverseTarget, known);
-    const totals = flowTotals(graph, prior, source, inverseTarget);
-    s = alpha / totals.real;
-    t = (1 - alpha) / totals.artificial;
+    // s and t restore the two totals at the new scales. The artificial links' total is exact (the
+    // rescale maps sum u_j to sumSource / a_A and sum 1/w_j to sumInverse * a_A); the real links'
+    // total sum_j u_j sum_{j->k} q_jk / w_k is the one the sweep gathered as it went, each page's
+    // new u_j times the out-sum it balanced against (later pages' w_k still from the last sweep).
+    // It is exact once the scales stop changing, so the fixed point is the same, and it saves a
+    // pass over every link per sweep (a third of a sweep's work). With Anderson mixing, ln s and
+    // ln t are mixed with the scales, as coordinates of the iterate.
+    s = alpha / realEstimate;
+    t = (1 - alpha) / (sumSource / artificial + sumInverse * artificial);
+    if (mixer !== null) {
+      scalars[0] = s;
+      scalars[1] = t;
+      mixer.mix(target, source, inverseTarget, known, scalars);
+      s = scalars[0]!;
+      t = scalars[1]!;
+    }
   }
   // Final measurement of the conservation violation with the final values.
   violation = conservationViolation(graph, prior, inPrior, source, inverseTarget, target, s, t);
   return finish(graph, prior, inPrior, source, target, inverseTarget, s, t, sweeps, violation, tolerance, alpha);
+}
+
+// The sweep kernels are separate functions on typed arrays so that V8
+// optimises each on its own (as PageRank's kernels in pagerank.ts). Both
+// visit the pages in order; with Gauss-Seidel the read arrays are the ones
+// being updated, with Jacobi copies from before the sweep. Each page's
+// update is final within the sweep, so the sums of u_j and 1/w_j (for the
+// artificial node) are accumulated as the pages are updated, in page order,
+// and so is the estimate of the real links' total, sum_j u_j * out-sum_j.
+
+/** A sweep where every page takes a_j = sqrt(in / out) (no prior, no known hits, no relaxation). */
+function plainSweep(
+  n: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  outOffsets: Uint32Array,
+  outTargets: Int32Array,
+  readSource: Float64Array,
+  readInverse: Float64Array,
+  target: Float64Array,
+  source: Float64Array,
+  inverseTarget: Float64Array,
+  s: number,
+  t: number,
+  out: Float64Array,
+): void {
+  let worst = 0;
+  let sumSource = 0;
+  let sumInverse = 0;
+  let real = 0;
+  let inEdge = inOffsets[0]!;
+  let outEdge = outOffsets[0]!;
+  for (let j = 0; j < n; j++) {
+    // In-flow and out-flow of j per unit of its own scales (a_A = 1).
+    let inSum = 0;
+    const inEnd = inOffsets[j + 1]!;
+    for (; inEdge < inEnd; inEdge++) inSum += readSource[inSources[inEdge]!]!;
+    let outSum = 0;
+    const outEnd = outOffsets[j + 1]!;
+    for (; outEdge < outEnd; outEdge++) outSum += readInverse[outTargets[outEdge]!]!;
+    const numerator = s * inSum + t;
+    const denominator = s * outSum + t;
+    // Conservation before the update: in = numerator / w_j, out = denominator * u_j.
+    const inFlow = numerator / target[j]!;
+    const outFlow = denominator * source[j]!;
+    const gap = Math.abs(inFlow - outFlow) / inFlow;
+    if (gap > worst) worst = gap;
+    const value = Math.sqrt(numerator / denominator);
+    const inverse = 1 / value;
+    target[j] = value;
+    source[j] = value;
+    inverseTarget[j] = inverse;
+    sumSource += value;
+    sumInverse += inverse;
+    real += value * outSum;
+  }
+  out[0] = worst;
+  out[1] = sumSource;
+  out[2] = sumInverse;
+  out[3] = real;
+}
+
+/** A sweep with priors, pages with known hits (two scales each) or over-relaxation. */
+function generalSweep(
+  n: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  outOffsets: Uint32Array,
+  outTargets: Int32Array,
+  inPrior: Float64Array | null,
+  prior: Float64Array | null,
+  known: Float64Array,
+  relaxation: number,
+  readSource: Float64Array,
+  readInverse: Float64Array,
+  target: Float64Array,
+  source: Float64Array,
+  inverseTarget: Float64Array,
+  s: number,
+  t: number,
+  out: Float64Array,
+): void {
+  let worst = 0;
+  let sumSource = 0;
+  let sumInverse = 0;
+  let real = 0;
+  for (let j = 0; j < n; j++) {
+    let inSum = 0;
+    const inEnd = inOffsets[j + 1]!;
+    if (inPrior === null) for (let e = inOffsets[j]!; e < inEnd; e++) inSum += readSource[inSources[e]!]!;
+    else for (let e = inOffsets[j]!; e < inEnd; e++) inSum += inPrior[e]! * readSource[inSources[e]!]!;
+    let outSum = 0;
+    const outEnd = outOffsets[j + 1]!;
+    if (prior === null) for (let e = outOffsets[j]!; e < outEnd; e++) outSum += readInverse[outTargets[e]!]!;
+    else for (let e = outOffsets[j]!; e < outEnd; e++) outSum += prior[e]! * readInverse[outTargets[e]!]!;
+    const numerator = s * inSum + t;
+    const denominator = s * outSum + t;
+    const inFlow = numerator / target[j]!;
+    const outFlow = denominator * source[j]!;
+    const gap = Math.abs(inFlow - outFlow) / inFlow;
+    if (gap > worst) worst = gap;
+    if (known[j]! > 0) {
+      target[j] = numerator / known[j]!;
+      source[j] = known[j]! / denominator;
+      inverseTarget[j] = 1 / target[j]!;
+    } else {
+      let value = Math.sqrt(numerator / denominator);
+      if (relaxation !== 1) value = target[j]! * (value / target[j]!) ** relaxation;
+      target[j] = value;
+      source[j] = value;
+      inverseTarget[j] = 1 / value;
+    }
+    sumSource += source[j]!;
+    sumInverse += inverseTarget[j]!;
+    real += source[j]! * outSum;
+  }
+  out[0] = worst;
+  out[1] = sumSource;
+  out[2] = sumInverse;
+  out[3] = real;
 }
 
 /** The result of a run whose scales diverged: not converged, infinite violation, no ranking. */
@@ -361,99 +468,139 @@ function alignToInLinks(graph: Graph, prior: Float64Array): Float64Array {
  * Anderson mixing (type II) of the sweeps in log space: with x the log
  * scales before a sweep and f = G(x) - x its step, the next iterate is
  * x + f - sum_k gamma_k (dx_k + df_k), gamma minimising ||f - sum gamma_k df_k||_2
- * over the last `depth` differences. For pages with known hits the source
- * and target scales are mixed as two coordinates.
+ * over the last `depth` differences. The iterate is ln w_j for every page,
+ * ln u_j for pages with known hits (only when there are some: otherwise
+ * those coordinates would all be zero), then ln s and ln t, which the sweep
+ * updates with the scales.
+ *
+ * The loops run over flat typed arrays held in locals, one vector at a
+ * time, so that V8 keeps them tight. The mixed iterate is the next sweep's
+ * input as it is (no logarithms of the scales it was exponentiated into).
  */
 class AndersonMixer {
   private readonly input: Float64Array;
   private readonly previousInput: Float64Array;
   private readonly previousStep: Float64Array;
   private readonly step: Float64Array;
+  private readonly mixed: Float64Array;
   private readonly inputDifferences: Float64Array[];
   private readonly stepDifferences: Float64Array[];
   private readonly gram: Float64Array;
+  private readonly dots = new Float64Array(2);
+  /** Where ln s and ln t are: after ln w (n) and, with known hits, ln u (n). */
+  private readonly scalarsAt: number;
+  private readonly size: number;
   private stored = 0;
   private newest = -1;
   private started = false;
+  /** Whether `input` holds the iterate the next sweep starts from (true after a mixing step). */
+  hasInput = false;
 
   constructor(
     private readonly n: number,
     private readonly depth: number,
+    private readonly withSources: boolean,
   ) {
-    const size = 2 * n;
+    this.scalarsAt = withSources ? 2 * n : n;
+    const size = this.scalarsAt + 2;
+    this.size = size;
     this.input = new Float64Array(size);
     this.previousInput = new Float64Array(size);
     this.previousStep = new Float64Array(size);
     this.step = new Float64Array(size);
+    this.mixed = new Float64Array(size);
     this.inputDifferences = Array.from({ length: depth }, () => new Float64Array(size));
     this.stepDifferences = Array.from({ length: depth }, () => new Float64Array(size));
     this.gram = new Float64Array(depth * depth);
   }
 
-  /** The log scales before a sweep (the second half only matters for pages with known hits). */
-  recordInput(target: Float64Array, source: Float64Array, known: Float64Array): void {
-    const n = this.n;
-    for (let j = 0; j < n; j++) {
-      this.input[j] = Math.log(target[j]!);
-      this.input[n + j] = known[j]! > 0 ? Math.log(source[j]!) : 0;
-    }
+  /** The iterate before a sweep, from the scales and s, t. */
+  recordInput(target: Float64Array, source: Float64Array, known: Float64Array, s: number, t: number): void {
+    const { n, input, scalarsAt } = this;
+    for (let j = 0; j < n; j++) input[j] = Math.log(target[j]!);
+    if (this.withSources) for (let j = 0; j < n; j++) input[n + j] = known[j]! > 0 ? Math.log(source[j]!) : 0;
+    input[scalarsAt] = Math.log(s);
+    input[scalarsAt + 1] = Math.log(t);
+    this.hasInput = true;
   }
 
-  /** Replaces the sweep's result by the mixed iterate. */
-  mix(target: Float64Array, source: Float64Array, inverseTarget: Float64Array, known: Float64Array): void {
-    const n = this.n;
-    const size = 2 * n;
-    const { input, step, previousInput, previousStep, depth } = this;
-    for (let j = 0; j < n; j++) {
-      step[j] = Math.log(target[j]!) - input[j]!;
-      step[n + j] = known[j]! > 0 ? Math.log(source[j]!) - input[n + j]! : 0;
-    }
+  /** Replaces the sweep's result (the scales and scalars = [s, t]) by the mixed iterate. */
+  mix(target: Float64Array, source: Float64Array, inverseTarget: Float64Array, known: Float64Array, scalars: Float64Array): void {
+    const { n, size, scalarsAt, input, step, previousInput, previousStep, depth, gram, mixed, dots } = this;
+    for (let j = 0; j < n; j++) step[j] = Math.log(target[j]!) - input[j]!;
+    if (this.withSources) for (let j = 0; j < n; j++) step[n + j] = known[j]! > 0 ? Math.log(source[j]!) - input[n + j]! : 0;
+    step[scalarsAt] = Math.log(scalars[0]!) - input[scalarsAt]!;
+    step[scalarsAt + 1] = Math.log(scalars[1]!) - input[scalarsAt + 1]!;
     if (this.started) {
       this.newest = (this.newest + 1) % depth;
       if (this.stored < depth) this.stored++;
-      const dx = this.inputDifferences[this.newest]!;
-      const df = this.stepDifferences[this.newest]!;
-      for (let k = 0; k < size; k++) {
-        dx[k] = input[k]! - previousInput[k]!;
-        df[k] = step[k]! - previousStep[k]!;
-      }
-      for (let a = 0; a < this.stored; a++) {
-        const other = this.stepDifferences[a]!;
-        let dot = 0;
-        for (let k = 0; k < size; k++) dot += other[k]! * df[k]!;
-        this.gram[a * depth + this.newest] = dot;
-        this.gram[this.newest * depth + a] = dot;
-      }
+      differences(size, input, previousInput, step, previousStep, this.inputDifferences[this.newest]!, this.stepDifferences[this.newest]!);
     }
     previousInput.set(input);
     previousStep.set(step);
     this.started = true;
-    if (this.stored === 0) return;
-    const rhs = new Float64Array(this.stored);
-    for (let a = 0; a < this.stored; a++) {
-      const other = this.stepDifferences[a]!;
-      let dot = 0;
-      for (let k = 0; k < size; k++) dot += other[k]! * step[k]!;
-      rhs[a] = dot;
+    const stored = this.stored;
+    // Without a mixing step the next sweep's input is recorded from the scales.
+    this.hasInput = false;
+    if (stored === 0) return;
+    // Row `newest` of the Gram matrix of the step differences, and the right-hand side.
+    const newestStep = this.stepDifferences[this.newest]!;
+    const rhs = new Float64Array(stored);
+    for (let a = 0; a < stored; a++) {
+      twoDotProducts(size, this.stepDifferences[a]!, newestStep, step, dots);
+      gram[a * depth + this.newest] = dots[0]!;
+      gram[this.newest * depth + a] = dots[0]!;
+      rhs[a] = dots[1]!;
     }
-    const gamma = solveRegularised(this.gram, depth, rhs, this.stored);
+    const gamma = solveRegularised(gram, depth, rhs, stored);
     if (gamma === null) return;
+    for (let k = 0; k < size; k++) mixed[k] = input[k]! + step[k]!;
+    for (let a = 0; a < stored; a++) subtractScaledSum(size, mixed, gamma[a]!, this.inputDifferences[a]!, this.stepDifferences[a]!);
     for (let j = 0; j < n; j++) {
-      let value = input[j]! + step[j]!;
-      for (let a = 0; a < this.stored; a++) value -= gamma[a]! * (this.inputDifferences[a]![j]! + this.stepDifferences[a]![j]!);
-      target[j] = Math.exp(value);
-      inverseTarget[j] = 1 / target[j]!;
-      if (known[j]! > 0) {
-        let sourceValue = input[n + j]! + step[n + j]!;
-        for (let a = 0; a < this.stored; a++) {
-          sourceValue -= gamma[a]! * (this.inputDifferences[a]![n + j]! + this.stepDifferences[a]![n + j]!);
-        }
-        source[j] = Math.exp(sourceValue);
-      } else {
-        source[j] = target[j]!;
-      }
+      const value = Math.exp(mixed[j]!);
+      target[j] = value;
+      inverseTarget[j] = 1 / value;
+      source[j] = this.withSources && known[j]! > 0 ? Math.exp(mixed[n + j]!) : value;
     }
+    scalars[0] = Math.exp(mixed[scalarsAt]!);
+    scalars[1] = Math.exp(mixed[scalarsAt + 1]!);
+    input.set(mixed);
+    this.hasInput = true;
   }
+}
+
+/** dx = input - previousInput, df = step - previousStep. */
+function differences(
+  size: number,
+  input: Float64Array,
+  previousInput: Float64Array,
+  step: Float64Array,
+  previousStep: Float64Array,
+  dx: Float64Array,
+  df: Float64Array,
+): void {
+  for (let k = 0; k < size; k++) {
+    dx[k] = input[k]! - previousInput[k]!;
+    df[k] = step[k]! - previousStep[k]!;
+  }
+}
+
+/** out = [a . b, a . c], in one pass over a. */
+function twoDotProducts(size: number, a: Float64Array, b: Float64Array, c: Float64Array, out: Float64Array): void {
+  let first = 0;
+  let second = 0;
+  for (let k = 0; k < size; k++) {
+    const x = a[k]!;
+    first += x * b[k]!;
+    second += x * c[k]!;
+  }
+  out[0] = first;
+  out[1] = second;
+}
+
+/** x -= g (dx + df), coordinate by coordinate. */
+function subtractScaledSum(size: number, x: Float64Array, g: number, dx: Float64Array, df: Float64Array): void {
+  for (let k = 0; k < size; k++) x[k]! -= g * (dx[k]! + df[k]!);
 }
 
 /** Solves the stored x stored leading block of `gram` (row stride `depth`) for `rhs`, with a tiny ridge; null if singular. */

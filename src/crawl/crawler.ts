@@ -36,6 +36,8 @@ const RETRY_WAIT = 3;
 
 /** Out-of-scope URLs remembered, so that their links are not judged again and again. */
 const REJECTED_CACHE = 100_000;
+/** Pages refused by robots.txt finished in one turn of the event loop before yielding. */
+const REFUSALS_PER_TURN = 1000;
 /** A crawl lock older than this is taken over (its crawler stopped without releasing it). */
 const STALE_LOCK_MS = 60_000;
 
@@ -149,6 +151,8 @@ export class Crawler {
   private stopping: StopReason | null = null;
   private failure: Error | null = null;
   private writing: Promise<void> | null = null;
+  /** A pump() put off to the next turn of the event loop (see pump). */
+  private pumpLater: NodeJS.Immediate | null = null;
   private readonly started = performance.now();
   private readonly startedAt = Date.now();
   private finish: (() => void) | null = null;
@@ -237,7 +241,8 @@ export class Crawler {
       // The state after the seeds, before any fetch: a crawl killed now resumes with its seeds.
       await this.checkpoint();
       const done = new Promise<void>((resolve) => (this.finish = resolve));
-      timers.push(setInterval(() => void this.checkpoint(), this.settings.checkpointMs));
+      // A timer checkpoint is skipped while the previous one is still being written.
+      timers.push(setInterval(() => this.writing === null && void this.checkpoint(), this.settings.checkpointMs));
       if (this.options.onProgress !== undefined) timers.push(setInterval(() => this.options.onProgress!(this.progress()), this.options.progressMs ?? 1000));
       if (this.settings.maxTimeMs !== null) timers.push(setTimeout(() => this.stop('max-time'), this.settings.maxTimeMs));
       if (this.options.signal?.aborted === true) this.stop('stopped');
@@ -255,6 +260,7 @@ export class Crawler {
       this.options.signal?.removeEventListener('abort', abort);
       this.hosts.clearTimers();
       for (const timer of this.retryTimers) clearTimeout(timer);
+      if (this.pumpLater !== null) clearImmediate(this.pumpLater);
       await this.fetcher.destroy().catch(() => undefined);
       if (this.writing !== null) await this.writing.catch(() => undefined);
       await this.store.releaseCrawlLock(this.lock.owner).catch(() => undefined);
@@ -375,10 +381,20 @@ export class Crawler {
   private pump(): void {
     if (this.stopping === null) {
       while (this.counters.inFlight < this.settings.concurrency && this.robotsQueue.length > 0) void this.loadRobots(this.robotsQueue.shift()!);
+      // Pages a rule refuses finish at once, without a request; a bounded number per turn of the event
+      // loop keeps a crawl whose pages are all refused (e.g. --refresh after robots.txt failed) from
+      // spinning here without ever writing a checkpoint or hearing a signal.
+      let refusedHere = 0;
       while (this.counters.inFlight < this.settings.concurrency && !this.limitReached()) {
         const id = this.frontier.take((page) => this.hostOf.get(page));
         if (id < 0) break;
-        this.startPage(id);
+        if (!this.startPage(id) && ++refusedHere >= REFUSALS_PER_TURN) {
+          this.pumpLater = setImmediate(() => {
+            this.pumpLater = null;
+            this.pump();
+          });
+          return;
+        }
       }
     }
     this.checkFinished();
@@ -386,7 +402,7 @@ export class Crawler {
 
   private checkFinished(): void {
     if (this.finish === null) return;
-    if (this.counters.inFlight > 0) return;
+    if (this.counters.inFlight > 0 || this.pumpLater !== null) return;
     if (this.stopping === null) {
       if (this.retryTimers.size > 0 || this.robotsQueue.length > 0) return;
       if (this.hosts.hosts.some((h) => h.timer !== null)) return;
@@ -419,7 +435,8 @@ export class Crawler {
     }
   }
 
-  private startPage(id: number): void {
+  /** Fetches a page, or finishes it at once when robots.txt refuses it (then returns false). */
+  private startPage(id: number): boolean {
     const host = this.hosts.hosts[this.hostOf.get(id)]!;
     const refetch = this.state.get(id) === DONE;
     if (!refetch) this.counters.frontier--;
@@ -427,11 +444,15 @@ export class Crawler {
     if (host.robots !== null && !host.robots.allows(this.urls[id]!)) {
       const error = `excluded: ${host.robots.disallowAll ?? 'robots.txt disallows it'}`;
       this.finishPage(id, { status: null, contentType: null, fetchedAt: Date.now(), size: null, title: null, error }, [], refetch, false);
-      return;
+      // Re-reading a refused page costs no request, but it is a selection: with --refresh, counting it
+      // is what lets --max-pages end a crawl whose pages have all become refused.
+      if (refetch) this.pagesStarted++;
+      return false;
     }
     this.pagesStarted++;
     this.sessionFetches++;
     this.launch(id, host, refetch);
+    return true;
   }
 
   private launch(id: number, host: Host, refetch: boolean): void {
@@ -582,6 +603,10 @@ export class Crawler {
     this.opic.read(id, out);
     this.state.set(id, DONE);
     this.attempts.set(id, 0);
+    // A page fetched before keeps its stored answer and links unless the server gave a definite new
+    // one: a refresh while the server is down or robots.txt cannot be read must not erase the crawl.
+    // (OPIC still reads the page, as a dangling one: its cash goes to the virtual page.)
+    if (refetch && (record.status === null || record.status >= 500)) return;
     // fetch_seq: the order in which fetches completed (null for pages a rule kept from fetching).
     this.batch.recordFetch(id, fetched ? ++this.fetchSeq : null, record, refetch);
     for (const link of links) this.batch.link(id, link.target, link.kind, link.nofollow);
@@ -607,8 +632,11 @@ export class Crawler {
     }
   }
 
-  private checkpoint(): Promise<void> {
-    if (this.writing !== null) return this.writing;
+  /** Writes everything pending since the last checkpoint, after the write in progress if there is one. */
+  private async checkpoint(): Promise<void> {
+    // `writing` never rejects (failures go to fail()); the loop re-checks because another
+    // caller may have started a write when this one wakes up.
+    while (this.writing !== null) await this.writing;
     this.adaptWindow();
     this.lock.heartbeat = Date.now();
     const batch = this.batch.take(this.opic, this.facts, {
@@ -623,7 +651,7 @@ export class Crawler {
       .finally(() => {
         this.writing = null;
       });
-    return this.writing;
+    await this.writing;
   }
 
   private readonly facts = {
@@ -712,8 +740,9 @@ export class Crawler {
 
   private async fetchRobots(host: Host): Promise<RobotsRules> {
     const agent = this.settings.userAgent;
-    let url = new URL('/robots.txt', host.origin);
+    const robotsUrl = new URL('/robots.txt', host.origin);
     for (let attempt = 0; ; attempt++) {
+      let url = robotsUrl;
       let result: FetchResult | null = null;
       // RFC 9309: follow at least five redirects.
       for (let hop = 0; hop <= 5; hop++) {
@@ -731,7 +760,8 @@ export class Crawler {
       // An address refused or a host not found: the pages will say so themselves.
       if (result!.failure === 'excluded' || result!.failure === 'final') return RobotsRules.allowAll(agent);
       const status = result!.failure === 'retryable' && result!.status === null ? null : result!.status;
-      return RobotsRules.fromAnswer(url.href, status, result!.text ?? '', agent);
+      // RFC 9309: a robots.txt reached by redirects applies to the host that was asked, not to the target.
+      return RobotsRules.fromAnswer(robotsUrl.href, status, result!.text ?? '', agent);
     }
   }
 }

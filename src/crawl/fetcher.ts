@@ -125,7 +125,7 @@ function classify(error: unknown, deadlineHit: boolean, pageTimeoutMs: number): 
   switch (code || causeCode) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return { message: `host not found (${code || causeCode})`, failure: code === 'EAI_AGAIN' ? 'retryable' : 'final' };
+      return { message: `host not found (${code || causeCode})`, failure: (code || causeCode) === 'EAI_AGAIN' ? 'retryable' : 'final' };
     case 'UND_ERR_CONNECT_TIMEOUT':
       return { message: 'connect timeout', failure: 'retryable' };
     case 'UND_ERR_HEADERS_TIMEOUT':

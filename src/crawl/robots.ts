@@ -21,13 +21,26 @@ export const MAX_ROBOTS_BYTES = 500 * 1024;
 /** A Crawl-delay above this many seconds is taken as this (a hostile robots.txt must not stall the crawl). */
 export const MAX_CRAWL_DELAY_SECONDS = 60;
 
+/**
+ * The product token of a User-Agent, which robots.txt groups name (RFC 9309, Section 2.2.1): its
+ * leading letters, '_' and '-' ("wga" of "wga/0.1 (...)"). robots-parser only cuts at the first
+ * '/', which a comment's URL also holds ("bot (+https://...)").
+ */
+function productToken(userAgent: string): string {
+  return /^\s*([A-Za-z_-]+)/.exec(userAgent)?.[1] ?? userAgent;
+}
+
 export class RobotsRules {
+  private readonly userAgent: string;
+
   private constructor(
     private readonly robot: Robot | null,
     /** Why every URL is refused, when it is. */
     readonly disallowAll: string | null,
-    private readonly userAgent: string,
-  ) {}
+    userAgent: string,
+  ) {
+    this.userAgent = productToken(userAgent);
+  }
 
   /** The rules of a robots.txt body fetched from `robotsUrl`, for our User-Agent. */
   static parse(robotsUrl: string, text: string, userAgent: string): RobotsRules {
@@ -61,7 +74,8 @@ export class RobotsRules {
   /** The Crawl-delay for our User-Agent in milliseconds (0 when none), capped at MAX_CRAWL_DELAY_SECONDS. */
   crawlDelayMs(): number {
     const seconds = this.robot?.getCrawlDelay(this.userAgent);
-    if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return 0;
+    // NaN or not above 0: no delay; Infinity (or 1e999) is above the cap like any other huge value.
+    if (seconds === undefined || !(seconds > 0)) return 0;
     return Math.min(seconds, MAX_CRAWL_DELAY_SECONDS) * 1000;
   }
 }

@@ -50,6 +50,7 @@ import {
   type StoreCounts,
   type StoredCrawl,
   type StoredGraph,
+  alignScores,
   parseOpicState,
 } from './store.js';
 
@@ -475,6 +476,11 @@ export class PostgresStore implements Store {
       [run, limit],
     );
     return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+
+  async runScores(run: number, pageIds: Float64Array): Promise<Float64Array> {
+    const { rows } = await this.pool.query<{ page: string; value: number }>('SELECT page, value FROM scores WHERE run = $1', [run]);
+    return alignScores(rows.map((r) => ({ page: Number(r.page), value: r.value })), pageIds);
   }
 
   async reset(): Promise<void> {

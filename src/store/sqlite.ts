@@ -46,6 +46,7 @@ import {
   type StoreCounts,
   type StoredCrawl,
   type StoredGraph,
+  alignScores,
   parseOpicState,
 } from './store.js';
 
@@ -338,6 +339,11 @@ export class SqliteStore implements Store {
       )
       .all(run, limit) as Array<PageRow & { value: number }>;
     return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+
+  async runScores(run: number, pageIds: Float64Array): Promise<Float64Array> {
+    const rows = this.db.prepare('SELECT page, value FROM scores WHERE run = ?').iterate(run) as IterableIterator<{ page: number; value: number }>;
+    return alignScores(rows, pageIds);
   }
 
   async reset(): Promise<void> {

@@ -185,6 +185,8 @@ export interface Store {
   /** Every stored score of a page: the run's method and id with the value. */
   scoresOf(page: number): Promise<Array<{ run: number; method: string; value: number }>>;
   topPages(run: number, limit: number): Promise<Array<{ page: PageRecord; value: number }>>;
+  /** A run's scores lined up with pageIds (as loadGraph gives them); NaN for a page the run has no score of. */
+  runScores(run: number, pageIds: Float64Array): Promise<Float64Array>;
 
   /** Deletes every page, link, run and score (the paper's "delete the data and start again"). */
   reset(): Promise<void>;
@@ -217,4 +219,16 @@ export const CRAWL_STATE = {
 export function parseOpicState(text: string | undefined): OpicGlobalState | null {
   if (text === undefined) return null;
   return JSON.parse(text) as OpicGlobalState;
+}
+
+/** Lines up (page, value) rows with pageIds: NaN where a page has no row. */
+export function alignScores(rows: Iterable<{ page: number; value: number }>, pageIds: Float64Array): Float64Array {
+  const index = new Map<number, number>();
+  for (let v = 0; v < pageIds.length; v++) index.set(pageIds[v]!, v);
+  const scores = new Float64Array(pageIds.length).fill(Number.NaN);
+  for (const { page, value } of rows) {
+    const v = index.get(Number(page));
+    if (v !== undefined) scores[v] = value;
+  }
+  return scores;
 }

@@ -143,19 +143,54 @@ describe('wga commands', () => {
     assert.deepEqual(result.topIn[0], { label: 'http://www.harvard.edu', degree: 195 });
   });
 
-  it('demo generates and analyses a synthetic power-law web', () => {
-    const result = json<{ nodes: number; edges: number; pagerank: { converged: boolean; top: unknown[] }; scc: { count: number } }>(
-      'demo',
-      '--pages',
-      '3000',
-      '--json',
-    );
-    assert.equal(result.nodes, 3000);
-    assert.ok(result.edges > 3000);
-    assert.equal(result.pagerank.converged, true);
-    assert.equal(result.pagerank.top.length, 10);
-    const again = json<{ edges: number }>('demo', '--pages', '3000', '--json');
-    assert.equal(again.edges, result.edges, 'same seed, same graph');
+  it('demo serves a website, crawls it into SQLite with OPIC and analyses the crawl', () => {
+    interface Demo {
+      store: string;
+      crawl: { known: number; fetched: number; failed: number; excluded: number; redirects: number; totalCash: number; stoppedBy: string };
+      requests: { robots: number; private: number; trap: number };
+      graph: { pages: number; links: number; dangling: number; scc: { count: number; largest: number } };
+      kendallTau: number;
+      passes: Array<{ passes: number; fetches: number; kendallTau: number }>;
+      top: Array<{ rank: number; url: string; opic: number; pagerank: number; pagerankRank: number }>;
+      levels: { root: string; histogram: number[]; unreachable: number };
+    }
+    const db = join(dir.path, 'demo.sqlite');
+    const demo = json<Demo>('demo', '--pages', '400', '--passes', '2', '--db', db, '--json');
+    assert.equal(demo.crawl.stoppedBy, 'done');
+    assert.ok(Math.abs(demo.crawl.totalCash - 1) < 1e-9, `total cash ${demo.crawl.totalCash}`);
+    // The site's hazards: a 404, redirects, a robots.txt rule and a trap fenced after ten pages.
+    assert.ok(demo.crawl.failed > 0 && demo.crawl.redirects > 0 && demo.crawl.excluded > 0);
+    assert.equal(demo.requests.private, 0, 'robots.txt forbids /private/');
+    assert.ok(demo.requests.robots >= 1);
+    assert.ok(demo.requests.trap >= 10 && demo.requests.trap <= 20, `${demo.requests.trap} trap requests in 2 passes`);
+    assert.equal(demo.graph.pages, demo.crawl.known);
+    assert.equal(demo.levels.histogram.reduce((a, b) => a + b, 0) + demo.levels.unreachable, demo.graph.pages);
+    assert.equal(demo.levels.histogram[0], 1);
+    assert.equal(demo.top.length, 10);
+    for (let i = 1; i < demo.top.length; i++) assert.ok(demo.top[i - 1]!.opic >= demo.top[i]!.opic);
+    assert.deepEqual(demo.passes.map((p) => p.passes), [1, 2]);
+    // More reading brings OPIC closer to the exact PageRank of the crawled graph (OPIC paper, Section 3).
+    assert.ok(demo.passes[1]!.kendallTau > demo.passes[0]!.kendallTau, JSON.stringify(demo.passes));
+    assert.equal(demo.kendallTau, demo.passes[1]!.kendallTau);
+    // The store is kept and every command reads it (a one-pass demo: a refresh pass may turn the first
+    // page of a redirect loop into a failure, which the first session's counters do not follow).
+    const oneDb = join(dir.path, 'one-pass.sqlite');
+    const one = json<Demo>('demo', '--pages', '400', '--passes', '1', '--db', oneDb, '--json');
+    const stats = json<{ nodes: number; edges: number; fetched: number; failed: number; frontier: number }>('stats', '--db', oneDb, '--json');
+    assert.equal(stats.nodes, one.graph.pages);
+    assert.equal(stats.edges, one.graph.links);
+    assert.equal(stats.fetched, one.crawl.fetched);
+    assert.equal(stats.failed, one.crawl.failed);
+    assert.equal(stats.frontier, 0);
+    const live = json<{ live: boolean; top: Array<{ url: string }> }>('top', '--db', oneDb, '--score', 'opic', '--top', '3', '--json');
+    assert.equal(live.live, true);
+    assert.deepEqual(live.top.map((t) => t.url), one.top.slice(0, 3).map((t) => t.url));
+    // The same seed gives the same site and the same crawled graph; a used store is refused.
+    assert.equal(one.graph.pages, demo.graph.pages);
+    assert.deepEqual(one.passes.map((p) => p.kendallTau), [demo.passes[0]!.kendallTau]);
+    const refused = wga('demo', '--db', db);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /already has pages/);
   });
 });
 

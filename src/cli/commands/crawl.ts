@@ -120,7 +120,7 @@ export async function crawlSettings(store: Store, seeds: string[], options: Craw
   return completeSettings(merged);
 }
 
-function progressLine(p: CrawlProgress): string {
+export function progressLine(p: CrawlProgress): string {
   const top = p.top.map((t) => `${safeLabel(t.url, 60)} ${score(t.importance)}`).join(', ');
   return (
     `${count(p.fetched)} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${count(p.frontier)}, ` +

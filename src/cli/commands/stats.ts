@@ -25,6 +25,11 @@ export interface StatsJson {
   weighted: boolean;
   memory: { graphBytes: number; bytesPerEdge: number };
   timings: { load: number; analysis: number };
+  /** With --db only: the crawl's page counts (see StoreCounts). */
+  fetched?: number;
+  failed?: number;
+  excluded?: number;
+  frontier?: number;
 }
 
 /** The characteristics `stats` reports, for any built graph. */
@@ -74,6 +79,9 @@ export function printStats(stats: StatsJson): void {
       ['unreferenced', `${count(stats.unreferencedNodes)} (${percent(stats.unreferencedNodes, n)}) with no in-link`],
       ['SCCs', `${count(stats.scc.count)}; the giant one has ${count(stats.scc.largest)} pages (${percent(stats.scc.largest, n)})`],
       ['degree', `mean ${stats.meanDegree.toFixed(2)}, max in ${count(stats.maxInDegree)}, max out ${count(stats.maxOutDegree)}`],
+      ...(stats.fetched === undefined
+        ? []
+        : [['crawl', `${count(stats.fetched)} fetched (2xx HTML), ${count(stats.failed ?? 0)} failed, ${count(stats.excluded ?? 0)} excluded, ${count(stats.frontier ?? 0)} never fetched`]]),
       ['memory', `${megabytes(stats.memory.graphBytes)} (${stats.memory.bytesPerEdge.toFixed(1)} bytes per link)`],
       ['time', `load ${seconds(stats.timings.load)}, analysis ${seconds(stats.timings.analysis)}`],
     ]),
@@ -90,6 +98,10 @@ export function registerStats(program: Command): void {
   ).action(async (path: string | undefined, options: GraphInputOptions) => {
     await withGraph(path, options, async (source) => {
       const stats = graphStats(source);
+      if (source.store !== null) {
+        const { fetched, failed, excluded, frontier } = await source.store.counts();
+        Object.assign(stats, { fetched, failed, excluded, frontier });
+      }
       if (options.json === true) printJson(stats);
       else printStats(stats);
     });

@@ -183,6 +183,21 @@ export function registerStoreCommands(program: Command): void {
     .action(async (options: StoreOptions & { score: string; run?: string; top?: string }) => {
       const k = integerOption('--top', options.top, 10, 1);
       await withStore(options, async (store) => {
+        // OPIC while (or after) crawling: the estimates straight from the pages' cash and history,
+        // current to the last checkpoint, so that another shell sees the live ranking.
+        if (options.score === 'opic' && options.run === undefined) {
+          const live = await store.liveOpicTop(k);
+          if (live !== null) {
+            if (options.json === true) {
+              printJson({ run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) });
+              return;
+            }
+            print(`OPIC estimates of the crawl in ${store.location}, as of its last checkpoint`);
+            print();
+            print(table([['rank', 'importance', 'page'], ...live.map((t, i) => [String(i + 1), score(t.value), safeLabel(t.page.url)])], [0]));
+            return;
+          }
+        }
         const run =
           options.run === undefined
             ? await store.latestRun(options.score)
