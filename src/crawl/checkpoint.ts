@@ -24,6 +24,7 @@ export class PendingBatch {
   private fetches: CrawlBatch['fetches'] = [];
   private links: NewLink[] = [];
   private replaceLinksOf: number[] = [];
+  private depths = new Map<number, number>();
   /** Pages [0, persisted) are in the store. */
   private persisted: number;
 
@@ -45,6 +46,11 @@ export class PendingBatch {
       // Links of an earlier fetch of the page within this batch are stale too.
       if (this.links.some((l) => l.source === source)) this.links = this.links.filter((l) => l.source !== source);
     }
+  }
+
+  /** A page found by a shorter path: its depth is rewritten if it is already stored. */
+  depth(id: number, depth: number): void {
+    if (id < this.persisted) this.depths.set(storeId(id), depth);
   }
 
   link(source: number, target: number, kind: LinkKind, nofollow: boolean): void {
@@ -80,6 +86,7 @@ export class PendingBatch {
       replaceLinksOf: this.replaceLinksOf,
       links: this.links,
       opic: changedOpic,
+      depths: Array.from(this.depths, ([id, depth]) => ({ id, depth })),
       state: {
         ...state,
         [CRAWL_STATE.opic]: JSON.stringify(opic.opic.globalState()),
@@ -89,6 +96,7 @@ export class PendingBatch {
     this.fetches = [];
     this.links = [];
     this.replaceLinksOf = [];
+    this.depths = new Map();
     return batch;
   }
 }

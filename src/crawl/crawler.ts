@@ -36,6 +36,41 @@ const RETRY_WAIT = 3;
 
 /** Out-of-scope URLs remembered, so that their links are not judged again and again. */
 const REJECTED_CACHE = 100_000;
+/** intern(): the URL is only out of scope because it is deeper than --max-depth. */
+const TOO_DEEP = -2;
+
+/**
+ * With --max-depth, the out-links of fetched pages (to pages, with the clicks they add: 1 for an
+ * anchor, 0 for a redirect or canonical), and the links the depth limit cut. Only in memory: after
+ * --resume, pages fetched before are not re-examined.
+ */
+class DepthLinks {
+  private readonly children = new Map<number, Array<[number, number]>>();
+  private readonly cuts = new Map<number, Array<{ url: string; key: string; nofollow: boolean }>>();
+
+  child(source: number, target: number, step: number): void {
+    let list = this.children.get(source);
+    if (list === undefined) this.children.set(source, (list = []));
+    list.push([target, step]);
+  }
+
+  childrenOf(source: number): ReadonlyArray<[number, number]> {
+    return this.children.get(source) ?? [];
+  }
+
+  cut(source: number, url: string, key: string, nofollow: boolean): void {
+    let list = this.cuts.get(source);
+    if (list === undefined) this.cuts.set(source, (list = []));
+    list.push({ url, key, nofollow });
+  }
+
+  takeCut(source: number): Array<{ url: string; key: string; nofollow: boolean }> {
+    const list = this.cuts.get(source) ?? [];
+    this.cuts.delete(source);
+    return list;
+  }
+}
+
 /** Pages refused by robots.txt finished in one turn of the event loop before yielding. */
 const REFUSALS_PER_TURN = 1000;
 /** A crawl lock older than this is taken over (its crawler stopped without releasing it). */
@@ -151,6 +186,8 @@ export class Crawler {
   private stopping: StopReason | null = null;
   private failure: Error | null = null;
   private writing: Promise<void> | null = null;
+  /** With --max-depth: the links of fetched pages, to lower depths found by a shorter path later. */
+  private readonly depthLinks: DepthLinks | null;
   /** A pump() put off to the next turn of the event loop (see pump). */
   private pumpLater: NodeJS.Immediate | null = null;
   private readonly started = performance.now();
@@ -186,6 +223,7 @@ export class Crawler {
     );
     this.frontier = new Frontier(this.opic.opic, { strategy: settings.strategy, refresh: settings.refresh, bufferSize: settings.bufferSize, seed: settings.seed });
     this.hosts = new HostTable(settings.perHost, settings.delayMs);
+    this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
     this.fetcher = new Fetcher({
       userAgent: settings.userAgent,
       ipRules: this.compiled.ipRules,
@@ -336,7 +374,10 @@ export class Crawler {
   /** The id of a URL's page, adding it if it is new and in scope; -1 when out of scope. */
   private intern(url: URL, key: string, depth: number): number {
     const known = this.ids.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      if (this.depthLinks !== null && depth < this.depth.get(known)) this.lowerDepth(known, depth);
+      return known;
+    }
     if (this.rejected.has(key)) return -1;
     const why = this.compiled.scope.exclusion(url, key, depth);
     if (why !== null) {
@@ -344,8 +385,9 @@ export class Crawler {
       if (depth <= this.compiled.scope.maxDepth) {
         if (this.rejected.size >= REJECTED_CACHE) this.rejected = new Set();
         this.rejected.add(key);
+        return -1;
       }
-      return -1;
+      return this.compiled.scope.exclusion(url, key, 0) === null ? TOO_DEEP : -1;
     }
     const { host, created } = this.hosts.intern(url.origin, url.hostname);
     if (created) {
@@ -359,6 +401,31 @@ export class Crawler {
     this.frontier.add(id, host.id);
     this.needRobots(host);
     return id;
+  }
+
+  /**
+   * A known page found by a shorter path (Greedy does not find pages in breadth-first order): its
+   * depth, and that of the pages reached through it, goes down, and links a --max-depth had cut
+   * become pages and links now that they are within reach.
+   */
+  private lowerDepth(start: number, startDepth: number): void {
+    const links = this.depthLinks!;
+    const queue: Array<[number, number]> = [[start, startDepth]];
+    for (let head = 0; head < queue.length; head++) {
+      const [id, depth] = queue[head]!;
+      if (depth >= this.depth.get(id)) continue;
+      this.depth.set(id, depth);
+      this.batch.depth(id, depth);
+      for (const [child, step] of links.childrenOf(id)) queue.push([child, depth + step]);
+      if (depth + 1 > this.compiled.scope.maxDepth) continue;
+      for (const cut of links.takeCut(id)) {
+        const target = this.intern(new URL(cut.url), cut.key, depth + 1);
+        if (target < 0 || target === id) continue;
+        // A link of a page already read: stored now, and followed by OPIC when the page is read again.
+        this.batch.link(id, target, 'anchor', cut.nofollow);
+        links.child(id, target, 1);
+      }
+    }
   }
 
   // ---- scheduling ----------------------------------------------------------
@@ -549,6 +616,7 @@ export class Crawler {
         continue;
       }
       const target = this.intern(resolved.url, resolved.key, depth);
+      if (target === TOO_DEEP && this.depthLinks !== null) this.depthLinks.cut(id, resolved.url.href, resolved.key, link.nofollow);
       if (target < 0 || target === id) continue;
       const before = nofollow.get(target);
       // A page linked several times is nofollow only if every link to it is.
@@ -557,12 +625,16 @@ export class Crawler {
     for (const [target, flag] of nofollow) {
       out.push(target);
       links.push({ target, kind: 'anchor', nofollow: flag });
+      this.depthLinks?.child(id, target, 1);
     }
     if (page.canonical !== null) {
       const resolved = resolveUrl(page.canonical, base);
       if (resolved.ok && resolved.key !== this.keys[id]) {
         const target = this.intern(resolved.url, resolved.key, this.depth.get(id));
-        if (target >= 0) links.push({ target, kind: 'canonical', nofollow: false });
+        if (target >= 0) {
+          links.push({ target, kind: 'canonical', nofollow: false });
+          this.depthLinks?.child(id, target, 0);
+        }
       }
     }
   }
@@ -580,6 +652,7 @@ export class Crawler {
     if (isNew) this.hops.set(target, hops);
     out.push(target);
     links.push({ target, kind: 'redirect', nofollow: false });
+    this.depthLinks?.child(id, target, 0);
     this.redirectTo.set(id, target);
     // Follow the chain from the target: coming back here is a loop.
     let at = target;

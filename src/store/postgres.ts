@@ -545,6 +545,13 @@ export class PostgresStore implements Store {
           ],
         );
       }
+      const depths = batch.depths ?? [];
+      if (depths.length > 0) {
+        await client.query('UPDATE pages p SET depth = d.depth FROM unnest($1::bigint[], $2::int[]) AS d (id, depth) WHERE p.id = d.id', [
+          column(depths, (d) => d.id),
+          column(depths, (d) => d.depth),
+        ]);
+      }
       const entries = Object.entries(batch.state);
       if (entries.length > 0) {
         await client.query(

@@ -371,6 +371,7 @@ export class SqliteStore implements Store {
         `UPDATE pages SET cash = ?, history = ?, last_read = ?, reads = ?, seen_all = ?, seen_unread = ?, seen_focus = ?, window_history = ?
          WHERE id = ?`,
       ),
+      setDepth: this.db.prepare('UPDATE pages SET depth = ? WHERE id = ?'),
       setState: this.db.prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
   }
@@ -391,6 +392,7 @@ export class SqliteStore implements Store {
         for (const { id, state: o, windowHistory } of batch.opic) {
           st.updateOpic.run(o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, windowHistory, id);
         }
+        for (const { id, depth } of batch.depths ?? []) st.setDepth.run(depth, id);
         for (const [key, value] of Object.entries(batch.state)) st.setState.run(key, value);
       })
       .immediate();

@@ -102,6 +102,8 @@ export interface CrawlBatch {
   links: NewLink[];
   /** OPIC state of known pages that changed. */
   opic: Array<{ id: number; state: OpicPageState; windowHistory: number }>;
+  /** Stored pages found by a shorter path since (--max-depth): their new depth. */
+  depths?: Array<{ id: number; depth: number }>;
   /** crawl_state entries to set. */
   state: Record<string, string>;
 }
