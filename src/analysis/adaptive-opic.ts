@@ -144,8 +144,11 @@ export class AdaptiveOpic {
       amounts.push(amount);
       this.prune(times, amounts, now);
     }
-    if (firstRead) {
-      this.recentRates.push(this.rate(i));
+    // The rate a new page is observed to gather: its first cash over the G-time since it was
+    // introduced. (Not rate(i), which contains the default history it was given: feeding that back
+    // into the default made it grow on itself, to many times the mean importance 1/n.)
+    if (firstRead && now - previous > 0) {
+      this.recentRates.push(amount / (now - previous));
       if (this.recentRates.length > RECENT_PAGES) this.recentRates.shift();
     }
     return amount;
@@ -184,10 +187,14 @@ export class AdaptiveOpic {
     return this.pages === 0 ? 0 : total / this.pages;
   }
 
-  /** The mean rate of the pages most recently read for the first time. */
+  /** The typical (median) observed rate of the pages most recently read for the first time. */
   private defaultRate(): number {
     if (this.recentRates.length === 0) return 0;
-    return this.recentRates.reduce((s, x) => s + x, 0) / this.recentRates.length;
+    // The median: a page read just after it was found (its first cash came in one payment, in little
+    // G-time) shows a burst rate far above its long-run one, and a few such pages would rule a mean.
+    const sorted = this.recentRates.slice().sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   }
 
   /** Drops the measures the policy does not keep (times[0] is the start of the oldest kept one). */

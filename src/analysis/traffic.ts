@@ -39,7 +39,7 @@ import type { Graph } from '../graph/graph.js';
 export type TrafficSweep = 'anderson' | 'gauss-seidel' | 'jacobi';
 export const TRAFFIC_SWEEPS: readonly TrafficSweep[] = ['anderson', 'gauss-seidel', 'jacobi'];
 
-/** Anderson mixing keeps this many previous iterates. */
+/** Anderson mixing keeps this many previous iterates (its kernels below are written out for exactly five). */
 const ANDERSON_DEPTH = 5;
 
 export interface TrafficOptions {
@@ -126,7 +126,7 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
   // The sweep's largest conservation gap, its sums of u_j and 1/w_j, and its estimate of the real links' total.
   const sweepOut = new Float64Array(4);
   const scalars = new Float64Array(2);
-  const mixer = sweepKind === 'anderson' ? new AndersonMixer(n, ANDERSON_DEPTH, options.knownHits !== undefined && options.knownHits.size > 0) : null;
+  const mixer = sweepKind === 'anderson' ? new AndersonMixer(n, options.knownHits !== undefined && options.knownHits.size > 0) : null;
 
   while (sweeps < maxSweeps) {
     const readSource = previousSource ?? source;
@@ -147,11 +147,6 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
     const artificial = Math.sqrt(sumSource / sumInverse);
     const artificialGap = Math.abs(t * sumSource - t * sumInverse) / (t * sumSource);
     if (artificialGap > worst) worst = artificialGap;
-    for (let j = 0; j < n; j++) {
-      target[j]! /= artificial;
-      source[j]! /= artificial;
-      inverseTarget[j]! *= artificial;
-    }
     sweeps++;
     violation = worst;
     options.onSweep?.(sweeps, violation);
@@ -159,7 +154,10 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
       // The scales ran off to 0 or infinity: no flow meets the constraints (alpha too large for this graph).
       return divergent(graph, sweeps, alpha);
     }
-    if (violation < tolerance) {
+    const converged = violation < tolerance;
+    // Anderson mixing rewrites every scale from its log, so it applies the rescale there instead.
+    if (converged || mixer === null) rescale(n, target, source, inverseTarget, artificial);
+    if (converged) {
       const totals = flowTotals(graph, prior, source, inverseTarget);
       s = alpha / totals.real;
       t = (1 - alpha) / totals.artificial;
@@ -177,7 +175,7 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
     if (mixer !== null) {
       scalars[0] = s;
       scalars[1] = t;
-      mixer.mix(target, source, inverseTarget, known, scalars);
+      mixer.mix(target, source, inverseTarget, known, scalars, artificial);
       s = scalars[0]!;
       t = scalars[1]!;
     }
@@ -305,6 +303,15 @@ function generalSweep(
   out[1] = sumSource;
   out[2] = sumInverse;
   out[3] = real;
+}
+
+/** Divides every scale by a_A (multiplies 1/w_j), so that a_A = 1: the flows do not change. */
+function rescale(n: number, target: Float64Array, source: Float64Array, inverseTarget: Float64Array, artificial: number): void {
+  for (let j = 0; j < n; j++) {
+    target[j]! /= artificial;
+    source[j]! /= artificial;
+    inverseTarget[j]! *= artificial;
+  }
 }
 
 /** The result of a run whose scales diverged: not converged, infinite violation, no ranking. */
@@ -478,15 +485,25 @@ function alignToInLinks(graph: Graph, prior: Float64Array): Float64Array {
  * input as it is (no logarithms of the scales it was exponentiated into).
  */
 class AndersonMixer {
-  private readonly input: Float64Array;
-  private readonly previousInput: Float64Array;
-  private readonly previousStep: Float64Array;
-  private readonly step: Float64Array;
-  private readonly mixed: Float64Array;
-  private readonly inputDifferences: Float64Array[];
+  // The iterate x_k, its step f_k, the previous ones and the mixed iterate: buffers that change
+  // roles from one step to the next (nothing is copied).
+  private input: Float64Array;
+  private previousInput: Float64Array;
+  private step: Float64Array;
+  private previousStep: Float64Array;
+  private mixed: Float64Array;
+  /**
+   * The scales the sweep started from (w_j, then u_j of pages with known hits): the step is
+   * ln(new / old) and the next scales old * e^(mixed - input), both near 1 after the first few
+   * sweeps, where short series replace Math.log and Math.exp (logRatio, expNearZero).
+   */
+  private readonly base: Float64Array;
+  /** Per slot: df = f_k - f_{k-1}, and dx + df (all that mixing needs of dx). */
   private readonly stepDifferences: Float64Array[];
+  private readonly bothDifferences: Float64Array[];
   private readonly gram: Float64Array;
-  private readonly dots = new Float64Array(2);
+  private readonly dots = new Float64Array(2 * ANDERSON_DEPTH);
+  private readonly gamma = new Float64Array(ANDERSON_DEPTH);
   /** Where ln s and ln t are: after ln w (n) and, with known hits, ln u (n). */
   private readonly scalarsAt: number;
   private readonly size: number;
@@ -498,7 +515,6 @@ class AndersonMixer {
 
   constructor(
     private readonly n: number,
-    private readonly depth: number,
     private readonly withSources: boolean,
   ) {
     this.scalarsAt = withSources ? 2 * n : n;
@@ -509,98 +525,215 @@ class AndersonMixer {
     this.previousStep = new Float64Array(size);
     this.step = new Float64Array(size);
     this.mixed = new Float64Array(size);
-    this.inputDifferences = Array.from({ length: depth }, () => new Float64Array(size));
-    this.stepDifferences = Array.from({ length: depth }, () => new Float64Array(size));
-    this.gram = new Float64Array(depth * depth);
+    this.base = new Float64Array(this.scalarsAt);
+    this.stepDifferences = Array.from({ length: ANDERSON_DEPTH }, () => new Float64Array(size));
+    this.bothDifferences = Array.from({ length: ANDERSON_DEPTH }, () => new Float64Array(size));
+    this.gram = new Float64Array(ANDERSON_DEPTH * ANDERSON_DEPTH);
   }
 
   /** The iterate before a sweep, from the scales and s, t. */
   recordInput(target: Float64Array, source: Float64Array, known: Float64Array, s: number, t: number): void {
-    const { n, input, scalarsAt } = this;
+    const { n, input, base, scalarsAt } = this;
     for (let j = 0; j < n; j++) input[j] = Math.log(target[j]!);
-    if (this.withSources) for (let j = 0; j < n; j++) input[n + j] = known[j]! > 0 ? Math.log(source[j]!) : 0;
+    base.set(target);
+    if (this.withSources) {
+      for (let j = 0; j < n; j++) input[n + j] = known[j]! > 0 ? Math.log(source[j]!) : 0;
+      base.set(source, n);
+    }
     input[scalarsAt] = Math.log(s);
     input[scalarsAt + 1] = Math.log(t);
     this.hasInput = true;
   }
 
-  /** Replaces the sweep's result (the scales and scalars = [s, t]) by the mixed iterate. */
-  mix(target: Float64Array, source: Float64Array, inverseTarget: Float64Array, known: Float64Array, scalars: Float64Array): void {
-    const { n, size, scalarsAt, input, step, previousInput, previousStep, depth, gram, mixed, dots } = this;
-    for (let j = 0; j < n; j++) step[j] = Math.log(target[j]!) - input[j]!;
-    if (this.withSources) for (let j = 0; j < n; j++) step[n + j] = known[j]! > 0 ? Math.log(source[j]!) - input[n + j]! : 0;
+  /**
+   * Replaces the sweep's result by the mixed iterate: the scales, not yet divided by a_A =
+   * `artificial` (the rescale is part of the step), and scalars = [s, t].
+   */
+  mix(target: Float64Array, source: Float64Array, inverseTarget: Float64Array, known: Float64Array, scalars: Float64Array, artificial: number): void {
+    const { n, size, scalarsAt, base, gram, dots, gamma } = this;
+    const depth = ANDERSON_DEPTH;
+    const input = this.input;
+    const step = this.step;
+    const logScale = Math.log(artificial);
+    for (let j = 0; j < n; j++) step[j] = logRatio(target[j]!, base[j]!) - logScale;
+    if (this.withSources) for (let j = 0; j < n; j++) step[n + j] = known[j]! > 0 ? logRatio(source[j]!, base[n + j]!) - logScale : 0;
     step[scalarsAt] = Math.log(scalars[0]!) - input[scalarsAt]!;
     step[scalarsAt + 1] = Math.log(scalars[1]!) - input[scalarsAt + 1]!;
     if (this.started) {
       this.newest = (this.newest + 1) % depth;
       if (this.stored < depth) this.stored++;
-      differences(size, input, previousInput, step, previousStep, this.inputDifferences[this.newest]!, this.stepDifferences[this.newest]!);
+      differences(size, input, this.previousInput, step, this.previousStep, this.stepDifferences[this.newest]!, this.bothDifferences[this.newest]!);
     }
-    previousInput.set(input);
-    previousStep.set(step);
+    // x_k and f_k become the previous ones; their old buffers are free for the next input and step.
+    this.input = this.previousInput;
+    this.previousInput = input;
+    this.step = this.previousStep;
+    this.previousStep = step;
     this.started = true;
-    const stored = this.stored;
-    // Without a mixing step the next sweep's input is recorded from the scales.
     this.hasInput = false;
-    if (stored === 0) return;
-    // Row `newest` of the Gram matrix of the step differences, and the right-hand side.
-    const newestStep = this.stepDifferences[this.newest]!;
+    const stored = this.stored;
+    // Without a mixing step the scales are rescaled as they are, and the next input recorded from them.
+    if (stored === 0) {
+      rescale(n, target, source, inverseTarget, artificial);
+      return;
+    }
+    // Row `newest` of the Gram matrix of the step differences, and the right-hand side, for every
+    // slot in one pass (slots not yet filled hold zeros, and their dots are not used).
+    const [d0, d1, d2, d3, d4] = this.stepDifferences as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    gramRow(size, d0, d1, d2, d3, d4, this.stepDifferences[this.newest]!, step, dots);
     const rhs = new Float64Array(stored);
     for (let a = 0; a < stored; a++) {
-      twoDotProducts(size, this.stepDifferences[a]!, newestStep, step, dots);
-      gram[a * depth + this.newest] = dots[0]!;
-      gram[this.newest * depth + a] = dots[0]!;
-      rhs[a] = dots[1]!;
+      gram[a * depth + this.newest] = dots[2 * a]!;
+      gram[this.newest * depth + a] = dots[2 * a]!;
+      rhs[a] = dots[2 * a + 1]!;
     }
-    const gamma = solveRegularised(gram, depth, rhs, stored);
-    if (gamma === null) return;
-    for (let k = 0; k < size; k++) mixed[k] = input[k]! + step[k]!;
-    for (let a = 0; a < stored; a++) subtractScaledSum(size, mixed, gamma[a]!, this.inputDifferences[a]!, this.stepDifferences[a]!);
+    const solution = solveRegularised(gram, depth, rhs, stored);
+    if (solution === null) {
+      rescale(n, target, source, inverseTarget, artificial);
+      return;
+    }
+    gamma.fill(0);
+    gamma.set(solution);
+    const mixed = this.mixed;
+    const [b0, b1, b2, b3, b4] = this.bothDifferences as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    mixedIterate(size, input, step, gamma[0]!, b0, gamma[1]!, b1, gamma[2]!, b2, gamma[3]!, b3, gamma[4]!, b4, mixed);
     for (let j = 0; j < n; j++) {
-      const value = Math.exp(mixed[j]!);
+      const value = base[j]! * expNearZero(mixed[j]! - input[j]!);
+      base[j] = value;
       target[j] = value;
       inverseTarget[j] = 1 / value;
-      source[j] = this.withSources && known[j]! > 0 ? Math.exp(mixed[n + j]!) : value;
+      source[j] = value;
+    }
+    if (this.withSources) {
+      for (let j = 0; j < n; j++) {
+        if (!(known[j]! > 0)) continue;
+        const value = base[n + j]! * expNearZero(mixed[n + j]! - input[n + j]!);
+        base[n + j] = value;
+        source[j] = value;
+      }
     }
     scalars[0] = Math.exp(mixed[scalarsAt]!);
     scalars[1] = Math.exp(mixed[scalarsAt + 1]!);
-    input.set(mixed);
+    // The mixed iterate is the next sweep's input as it is.
+    this.mixed = this.input;
+    this.input = mixed;
     this.hasInput = true;
   }
 }
 
-/** dx = input - previousInput, df = step - previousStep. */
+/**
+ * ln(x / y) for positive x and y. Near x = y it is 2 atanh(z) with z = (x - y) / (x + y), summed to
+ * z^11: for |z| < 1/32 the first term left out is below 1e-19 of the sum, and x - y is exact there
+ * (Sterbenz), so the result is as accurate as Math.log's, or more (Math.log(x / y) loses the
+ * rounding of x / y). Elsewhere Math.log.
+ */
+export function logRatio(x: number, y: number): number {
+  const z = (x - y) / (x + y);
+  if (Math.abs(z) < 1 / 32) {
+    const z2 = z * z;
+    return 2 * z * (1 + z2 * (1 / 3 + z2 * (1 / 5 + z2 * (1 / 7 + z2 * (1 / 9 + z2 / 11)))));
+  }
+  return Math.log(x / y);
+}
+
+/** e^d: for |d| < 1/32 its Taylor series to d^8 (the first term left out is below 1e-19), elsewhere Math.exp. */
+export function expNearZero(d: number): number {
+  if (Math.abs(d) < 1 / 32) {
+    return 1 + d * (1 + d * (1 / 2 + d * (1 / 6 + d * (1 / 24 + d * (1 / 120 + d * (1 / 720 + d * (1 / 5040 + d / 40320))))))));
+  }
+  return Math.exp(d);
+}
+
+/** df = step - previousStep and both = (input - previousInput) + df. */
 function differences(
   size: number,
   input: Float64Array,
   previousInput: Float64Array,
   step: Float64Array,
   previousStep: Float64Array,
-  dx: Float64Array,
   df: Float64Array,
+  both: Float64Array,
 ): void {
   for (let k = 0; k < size; k++) {
-    dx[k] = input[k]! - previousInput[k]!;
-    df[k] = step[k]! - previousStep[k]!;
+    const stepDifference = step[k]! - previousStep[k]!;
+    df[k] = stepDifference;
+    both[k] = input[k]! - previousInput[k]! + stepDifference;
   }
 }
 
-/** out = [a . b, a . c], in one pass over a. */
-function twoDotProducts(size: number, a: Float64Array, b: Float64Array, c: Float64Array, out: Float64Array): void {
-  let first = 0;
-  let second = 0;
+/** out[2a] = d_a . newest and out[2a + 1] = d_a . step for the five slots, in one pass over the vectors. */
+function gramRow(
+  size: number,
+  d0: Float64Array,
+  d1: Float64Array,
+  d2: Float64Array,
+  d3: Float64Array,
+  d4: Float64Array,
+  newest: Float64Array,
+  step: Float64Array,
+  out: Float64Array,
+): void {
+  let g0 = 0;
+  let g1 = 0;
+  let g2 = 0;
+  let g3 = 0;
+  let g4 = 0;
+  let r0 = 0;
+  let r1 = 0;
+  let r2 = 0;
+  let r3 = 0;
+  let r4 = 0;
   for (let k = 0; k < size; k++) {
-    const x = a[k]!;
-    first += x * b[k]!;
-    second += x * c[k]!;
+    const y = newest[k]!;
+    const f = step[k]!;
+    const x0 = d0[k]!;
+    const x1 = d1[k]!;
+    const x2 = d2[k]!;
+    const x3 = d3[k]!;
+    const x4 = d4[k]!;
+    g0 += x0 * y;
+    r0 += x0 * f;
+    g1 += x1 * y;
+    r1 += x1 * f;
+    g2 += x2 * y;
+    r2 += x2 * f;
+    g3 += x3 * y;
+    r3 += x3 * f;
+    g4 += x4 * y;
+    r4 += x4 * f;
   }
-  out[0] = first;
-  out[1] = second;
+  out[0] = g0;
+  out[1] = r0;
+  out[2] = g1;
+  out[3] = r1;
+  out[4] = g2;
+  out[5] = r2;
+  out[6] = g3;
+  out[7] = r3;
+  out[8] = g4;
+  out[9] = r4;
 }
 
-/** x -= g (dx + df), coordinate by coordinate. */
-function subtractScaledSum(size: number, x: Float64Array, g: number, dx: Float64Array, df: Float64Array): void {
-  for (let k = 0; k < size; k++) x[k]! -= g * (dx[k]! + df[k]!);
+/** mixed = input + step - sum_a gamma_a (dx_a + df_a), the five slots in one pass (an unused slot has gamma 0). */
+function mixedIterate(
+  size: number,
+  input: Float64Array,
+  step: Float64Array,
+  gamma0: number,
+  b0: Float64Array,
+  gamma1: number,
+  b1: Float64Array,
+  gamma2: number,
+  b2: Float64Array,
+  gamma3: number,
+  b3: Float64Array,
+  gamma4: number,
+  b4: Float64Array,
+  mixed: Float64Array,
+): void {
+  for (let k = 0; k < size; k++) {
+    mixed[k] = input[k]! + step[k]! - gamma0 * b0[k]! - gamma1 * b1[k]! - gamma2 * b2[k]! - gamma3 * b3[k]! - gamma4 * b4[k]!;
+  }
 }
 
 /** Solves the stored x stored leading block of `gram` (row stride `depth`) for `rhs`, with a tiny ridge; null if singular. */

@@ -67,4 +67,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Output cut short by its reader (`wga top ... | head`) is not an error of ours: stop quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 process.exitCode = await main(process.argv);

@@ -91,6 +91,7 @@ export class PendingBatch {
         ...state,
         [CRAWL_STATE.opic]: JSON.stringify(opic.opic.globalState()),
         [CRAWL_STATE.recentRates]: JSON.stringify(opic.recentIntroductions),
+        [CRAWL_STATE.window]: String(opic.window.kind === 'interpolation' ? opic.window.window : 0),
       },
     };
     this.fetches = [];

@@ -36,6 +36,10 @@ const RETRY_WAIT = 3;
 
 /** Out-of-scope URLs remembered, so that their links are not judged again and again. */
 const REJECTED_CACHE = 100_000;
+/** The counters a finished page counts in, by the class of its answer (see countFinished). */
+const OUTCOMES = ['excluded', 'failed', 'redirects', 'fetched', 'other'] as const;
+const NO_OUTCOME = 255;
+
 /** intern(): the URL is only out of scope because it is deeper than --max-depth. */
 const TOO_DEEP = -2;
 
@@ -139,17 +143,24 @@ function pidAlive(pid: number): boolean {
 
 /** Typed-array columns that grow with the pages. */
 class Column<T extends Int32Array | Uint8Array | Uint16Array> {
-  constructor(public data: T) {}
+  /** `empty`: the value of entries never set. */
+  constructor(
+    public data: T,
+    private readonly empty = 0,
+  ) {
+    if (empty !== 0) data.fill(empty);
+  }
   set(i: number, value: number): void {
     if (i >= this.data.length) {
       const bigger = new (this.data.constructor as new (n: number) => T)(Math.max(i + 1, this.data.length * 2));
+      if (this.empty !== 0) bigger.fill(this.empty, this.data.length);
       bigger.set(this.data);
       this.data = bigger;
     }
     this.data[i] = value;
   }
   get(i: number): number {
-    return this.data[i]!;
+    return i < this.data.length ? this.data[i]! : this.empty;
   }
 }
 
@@ -171,6 +182,8 @@ export class Crawler {
   private readonly state = new Column(new Uint8Array(1024));
   private readonly hops = new Column(new Uint8Array(1024));
   private readonly attempts = new Column(new Uint8Array(1024));
+  /** The class of each finished page's answer (OUTCOMES), NO_OUTCOME before its first. */
+  private readonly outcome = new Column(new Uint8Array(1024), NO_OUTCOME);
   private readonly redirectTo = new Map<number, number>();
   private rejected = new Set<string>();
   private readonly robotsQueue: Host[] = [];
@@ -312,6 +325,14 @@ export class Crawler {
     this.opic.opic.restoreGlobals(globals);
     const rates = stored.state[CRAWL_STATE.recentRates];
     if (rates !== undefined) this.opic.recentIntroductions = JSON.parse(rates) as number[];
+    // The stored window_history values are relative to the window of their checkpoint: set it before
+    // they are restored, so that the next change of window rescales them rather than inflating them.
+    let window = Number(stored.state[CRAWL_STATE.window]);
+    if (!(window > 0) && globals.reads > 0) window = (this.settings.windowPasses * globals.clock * stored.pages.length) / globals.reads;
+    if (window > 0 && Number.isFinite(window)) {
+      this.opic.setWindow(window);
+      this.lastPassWindow = window;
+    }
     stored.pages.forEach((page, index) => {
       if (page.id !== storeId(index)) {
         throw new WgaError(`${this.store.location}: page ids are not 1..${stored.pages.length} (found ${page.id} at position ${index + 1}); this store's crawl cannot be resumed`, ExitCode.input);
@@ -323,7 +344,7 @@ export class Crawler {
       const id = this.opic.restorePage(page.opic, page.windowHistory, host.id);
       const done = page.status !== null || page.error !== null;
       this.track(id, page.url, page.key, host.id, page.depth, done ? DONE : WAITING);
-      if (done) this.countFinished(page.status, page.error, page.contentType);
+      if (done) this.countFinished(id, page.status, page.error, page.contentType);
       else {
         this.frontier.add(id, host.id);
         this.needRobots(host);
@@ -334,13 +355,21 @@ export class Crawler {
     for (const [source, target] of stored.redirects) this.redirectTo.set(source - 1, target - 1);
   }
 
-  /** Counts a finished page the way the store's counts() does (records.ts, COUNT_CONDITIONS). */
-  private countFinished(status: number | null, error: string | null, contentType: string | null): void {
-    if (error !== null && error.startsWith('excluded:') && status === null) this.counters.excluded++;
-    else if (error !== null || (status !== null && status >= 400)) this.counters.failed++;
-    else if (status !== null && status >= 300 && status < 400) this.counters.redirects++;
-    else if (status !== null && status >= 200 && status < 300 && (contentType === null || HTML_TYPES.has(contentType))) this.counters.fetched++;
-    else this.counters.other++;
+  /**
+   * Counts a finished page the way the store's counts() does (records.ts, COUNT_CONDITIONS); a page
+   * fetched again moves from the class of its former answer to that of the new one.
+   */
+  private countFinished(id: number, status: number | null, error: string | null, contentType: string | null): void {
+    const before = this.outcome.get(id);
+    if (before !== NO_OUTCOME) this.counters[OUTCOMES[before]!]--;
+    let outcome: number;
+    if (error !== null && error.startsWith('excluded:') && status === null) outcome = 0;
+    else if (error !== null || (status !== null && status >= 400)) outcome = 1;
+    else if (status !== null && status >= 300 && status < 400) outcome = 2;
+    else if (status !== null && status >= 200 && status < 300 && (contentType === null || HTML_TYPES.has(contentType))) outcome = 3;
+    else outcome = 4;
+    this.outcome.set(id, outcome);
+    this.counters[OUTCOMES[outcome]!]++;
   }
 
   private track(id: number, url: string, key: string, host: number, depth: number, state: number): void {
@@ -683,7 +712,7 @@ export class Crawler {
     // fetch_seq: the order in which fetches completed (null for pages a rule kept from fetching).
     this.batch.recordFetch(id, fetched ? ++this.fetchSeq : null, record, refetch);
     for (const link of links) this.batch.link(id, link.target, link.kind, link.nofollow);
-    if (!refetch) this.countFinished(record.status, record.error, record.contentType);
+    this.countFinished(id, record.status, record.error, record.contentType);
   }
 
   // ---- checkpoints and results ---------------------------------------------

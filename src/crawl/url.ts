@@ -32,7 +32,11 @@ export function urlKey(url: URL): string {
   const path = normalisePercent(copy.pathname) || '/';
   const search = normalisePercent(copy.search);
   // URL already lower-cases scheme and host, removes default ports and resolves dot segments.
-  return `${copy.protocol}//${copy.host}${path}${search === '?' ? '' : search}`;
+  // The key is built by the URL object, not by concatenation: a crawl keeps millions of keys, and
+  // a concatenated string is a tree of pieces in V8 (about 150 bytes more per key than a flat one).
+  if (path !== copy.pathname) copy.pathname = path;
+  copy.search = search; // also drops an empty query's lone '?'
+  return copy.href;
 }
 
 /** Resolves `href` against `base`; only http and https URLs are accepted. */

@@ -133,7 +133,7 @@ export function liveOpicExpression(p: (name: 'all' | 'unread' | 'focused' | 'clo
 
 /** Counts of a store's pages by what their fetch gave (see StoreCounts). */
 export const COUNT_CONDITIONS = {
-  fetched: "status >= 200 AND status < 300 AND (content_type IS NULL OR content_type IN ('text/html', 'application/xhtml+xml'))",
+  fetched: "status >= 200 AND status < 300 AND fetch_error IS NULL AND (content_type IS NULL OR content_type IN ('text/html', 'application/xhtml+xml'))",
   failed: "status >= 400 OR (fetch_error IS NOT NULL AND fetch_error NOT LIKE 'excluded:%')",
   excluded: "status IS NULL AND fetch_error LIKE 'excluded:%'",
   frontier: 'status IS NULL AND fetch_error IS NULL',

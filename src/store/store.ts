@@ -215,6 +215,8 @@ export const CRAWL_STATE = {
   progress: 'progress',
   lock: 'lock',
   recentRates: 'recent_rates',
+  /** Adaptive OPIC's Interpolation window T (G-time) that the stored window_history values are relative to. */
+  window: 'opic_window',
 } as const;
 
 /** OPIC's global state as crawl_state stores it. */

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { Crawler, type CrawlProgress, type CrawlReport } from '../../crawl/crawler.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
 import { HOST_SCOPES } from '../../crawl/scope.js';
-import { type CrawlSettings, completeSettings } from '../../crawl/settings.js';
+import { type CrawlSettings, compileSettings, completeSettings } from '../../crawl/settings.js';
 import { OptionError } from '../../errors.js';
 import { openStore } from '../../store/open.js';
 import { CRAWL_STATE, type PageRecord, type Store } from '../../store/store.js';
@@ -180,6 +180,8 @@ export function registerCrawl(program: Command): void {
     .action(async (seeds: string[], options: CrawlCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'missing: the store to crawl into (a SQLite file or a postgres:// URL)');
       const k = integerOption('--top', options.top, 10, 1);
+      // Options are checked before the store is opened, so that a mistyped command creates no file.
+      compileSettings(completeSettings({ ...settingsFromOptions(options), seeds }), []);
       const store = await openStore(options.db, { create: true });
       const controller = new AbortController();
       let interrupts = 0;
@@ -204,7 +206,8 @@ export function registerCrawl(program: Command): void {
             : { onProgress: (p: CrawlProgress) => process.stderr.write(tty ? `\r\x1b[K${progressLine(p).slice(0, (process.stderr.columns ?? 200) - 1)}` : `${progressLine(p)}\n`) }),
         });
         if (options.quiet !== true && tty) process.stderr.write('\r\x1b[K');
-        const top = (await store.topPages(report.runs[report.runs.length - 1]!, k)).map((t, i) => ({ rank: i + 1, page: t.page, value: t.value }));
+        // runs[0] is plain OPIC's estimate (see printReport).
+        const top = (await store.topPages(report.runs[0]!, k)).map((t, i) => ({ rank: i + 1, page: t.page, value: t.value }));
         printReport(store.location, settings, report, top, options.json === true);
       } finally {
         process.off('SIGINT', onSignal);
@@ -241,7 +244,9 @@ function printReport(location: string, settings: CrawlSettings, report: CrawlRep
       ['OPIC clock G', `${report.opicTime.toPrecision(6)} (error factor 1/G = ${(1 / report.opicTime).toPrecision(3)}), total cash ${report.totalCash.toPrecision(12)}`],
     ]),
   );
-  print(`\nMost important pages (OPIC estimate${settings.refresh ? ', Adaptive OPIC' : ''}):`);
+  // The plain OPIC estimate: Adaptive OPIC's (saved as its own run with --refresh) only means something
+  // once the crawl has lasted several windows (--window passes), and is noisier on a site that does not change.
+  print(`\nMost important pages (OPIC estimate${settings.refresh ? `; Adaptive OPIC's is run ${report.runs[1] ?? '-'}` : ''}):`);
   print(table([['rank', 'importance', 'status', 'page'], ...top.map((t) => [String(t.rank), score(t.value), t.page.status === null ? '-' : String(t.page.status), safeLabel(t.page.url)])], [0, 1]));
   if (report.frontier > 0) {
     const more = report.stoppedBy === 'max-pages' && settings.maxPages !== null ? ` --max-pages ${settings.maxPages * 2}` : '';
