@@ -116,6 +116,12 @@ export interface CrawlReport extends CrawlCounters {
   seconds: number;
   /** Total page fetches in the crawl (all sessions). */
   fetches: number;
+  /**
+   * The process's memory when the fetches ended, before the runs were saved, in bytes; under
+   * `node --expose-gc` after a full collection (`collected`), so heapUsed + arrayBuffers is what the
+   * crawl's state really holds (benchmarks divide it by the pages known).
+   */
+  memory: { rss: number; heapUsed: number; arrayBuffers: number; collected: boolean };
   /** Store runs saved at the end: the OPIC estimates (and Adaptive OPIC's with --refresh). */
   runs: number[];
   opicTime: number;
@@ -130,6 +136,13 @@ export interface CrawlOptions {
   progressMs?: number;
   /** How many best pages progress reports carry. */
   progressTop?: number;
+}
+
+function memoryNow(): CrawlReport['memory'] {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc === 'function') gc();
+  const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+  return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function' };
 }
 
 function pidAlive(pid: number): boolean {
@@ -207,6 +220,7 @@ export class Crawler {
   private readonly startedAt = Date.now();
   private finish: (() => void) | null = null;
   private lastPassWindow = 0;
+  private memory: CrawlReport['memory'] = { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false };
   private readonly settingsText: string;
 
   private constructor(
@@ -301,6 +315,7 @@ export class Crawler {
       this.pump();
       await done;
       for (const timer of timers) clearInterval(timer);
+      this.memory = memoryNow();
       if (this.failure !== null) throw this.failure;
       await this.checkpoint();
       if (this.failure !== null) throw this.failure;
@@ -811,6 +826,7 @@ export class Crawler {
       stoppedBy: this.stopping ?? 'done',
       seconds: (performance.now() - this.started) / 1000,
       fetches: this.fetchSeq,
+      memory: this.memory,
       runs,
       opicTime: this.opic.opic.time,
       totalCash: this.opic.opic.totalCash(),
