@@ -157,12 +157,7 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
     const converged = violation < tolerance;
     // Anderson mixing rewrites every scale from its log, so it applies the rescale there instead.
     if (converged || mixer === null) rescale(n, target, source, inverseTarget, artificial);
-    if (converged) {
-      const totals = flowTotals(graph, prior, source, inverseTarget);
-      s = alpha / totals.real;
-      t = (1 - alpha) / totals.artificial;
-      break;
-    }
+    if (converged) break;
     // s and t restore the two totals at the new scales. The artificial links' total is exact (the
     // rescale maps sum u_j to sumSource / a_A and sum 1/w_j to sumInverse * a_A); the real links'
     // total sum_j u_j sum_{j->k} q_jk / w_k is the one the sweep gathered as it went, each page's
@@ -180,9 +175,18 @@ export function trafficRank(graph: Graph, options: TrafficOptions = {}): Traffic
       t = scalars[1]!;
     }
   }
-  // Final measurement of the conservation violation with the final values.
-  violation = conservationViolation(graph, prior, inPrior, source, inverseTarget, target, s, t);
-  return finish(graph, prior, inPrior, source, target, inverseTarget, s, t, sweeps, violation, tolerance, alpha);
+  // The final scales' link sums give s and t (both totals exactly), then every flow, the final
+  // conservation violation and the entropy, in one pass over the links.
+  const sums = linkSums(graph, prior, inPrior, source, inverseTarget);
+  let real = 0;
+  let artificialTotal = 0;
+  for (let j = 0; j < n; j++) {
+    real += source[j]! * sums.outSum[j]!;
+    artificialTotal += source[j]! + inverseTarget[j]!;
+  }
+  s = alpha / real;
+  t = (1 - alpha) / artificialTotal;
+  return finish(graph, prior, sums, source, target, inverseTarget, s, t, sweeps, tolerance, alpha);
 }
 
 // The sweep kernels are separate functions on typed arrays so that V8
@@ -333,114 +337,90 @@ function divergent(graph: Graph, sweeps: number, alpha: number): TrafficResult {
   };
 }
 
-/** sum over real links of q a_i / a_j, and over the links of A of a_i + 1/a_j (a_A = 1). */
-function flowTotals(graph: Graph, prior: Float64Array | null, source: Float64Array, inverseTarget: Float64Array): { real: number; artificial: number } {
-  const { outOffsets, outTargets } = graph;
-  let real = 0;
-  let artificial = 0;
-  for (let i = 0; i < graph.nodeCount; i++) {
-    let sum = 0;
-    const end = outOffsets[i + 1]!;
-    if (prior === null) for (let e = outOffsets[i]!; e < end; e++) sum += inverseTarget[outTargets[e]!]!;
-    else for (let e = outOffsets[i]!; e < end; e++) sum += prior[e]! * inverseTarget[outTargets[e]!]!;
-    real += source[i]! * sum;
-    artificial += source[i]! + inverseTarget[i]!;
-  }
-  return { real, artificial };
-}
-
-/** max over the nodes (A included) of |in - out| / in. */
-function conservationViolation(
+/** For every page j: sum_{i->j} q_ij u_i and sum_{j->k} q_jk / w_k (the flows without s, t and j's own scales). */
+function linkSums(
   graph: Graph,
   prior: Float64Array | null,
   inPrior: Float64Array | null,
   source: Float64Array,
   inverseTarget: Float64Array,
-  target: Float64Array,
-  s: number,
-  t: number,
-): number {
-  const { inflow, outflow, artificialIn, artificialOut } = flows(graph, prior, inPrior, source, inverseTarget, s, t);
-  let worst = Math.abs(artificialIn - artificialOut) / artificialIn;
-  for (let j = 0; j < graph.nodeCount; j++) {
-    const gap = Math.abs(inflow[j]! - outflow[j]!) / inflow[j]!;
-    if (gap > worst) worst = gap;
-  }
-  void target;
-  return worst;
-}
-
-/** In- and out-flow of every page, and of A. */
-function flows(
-  graph: Graph,
-  prior: Float64Array | null,
-  inPrior: Float64Array | null,
-  source: Float64Array,
-  inverseTarget: Float64Array,
-  s: number,
-  t: number,
-): { inflow: Float64Array; outflow: Float64Array; artificialIn: number; artificialOut: number } {
+): { inSum: Float64Array; outSum: Float64Array } {
   const n = graph.nodeCount;
   const { outOffsets, outTargets, inOffsets, inSources } = graph;
-  const inflow = new Float64Array(n);
-  const outflow = new Float64Array(n);
-  let artificialIn = 0;
-  let artificialOut = 0;
+  const inSum = new Float64Array(n);
+  const outSum = new Float64Array(n);
   for (let j = 0; j < n; j++) {
-    let inSum = 0;
-    for (let e = inOffsets[j]!; e < inOffsets[j + 1]!; e++) inSum += (inPrior === null ? 1 : inPrior[e]!) * source[inSources[e]!]!;
-    let outSum = 0;
-    for (let e = outOffsets[j]!; e < outOffsets[j + 1]!; e++) outSum += (prior === null ? 1 : prior[e]!) * inverseTarget[outTargets[e]!]!;
-    inflow[j] = (s * inSum + t) * inverseTarget[j]!;
-    outflow[j] = (s * outSum + t) * source[j]!;
-    artificialIn += t * source[j]!;
-    artificialOut += t * inverseTarget[j]!;
+    let into = 0;
+    for (let e = inOffsets[j]!; e < inOffsets[j + 1]!; e++) into += (inPrior === null ? 1 : inPrior[e]!) * source[inSources[e]!]!;
+    let out = 0;
+    for (let e = outOffsets[j]!; e < outOffsets[j + 1]!; e++) out += (prior === null ? 1 : prior[e]!) * inverseTarget[outTargets[e]!]!;
+    inSum[j] = into;
+    outSum[j] = out;
   }
-  return { inflow, outflow, artificialIn, artificialOut };
+  return { inSum, outSum };
 }
 
 function finish(
   graph: Graph,
   prior: Float64Array | null,
-  inPrior: Float64Array | null,
+  sums: { inSum: Float64Array; outSum: Float64Array },
   source: Float64Array,
   target: Float64Array,
   inverseTarget: Float64Array,
   s: number,
   t: number,
   sweeps: number,
-  violation: number,
   tolerance: number,
   alpha: number,
 ): TrafficResult {
   const n = graph.nodeCount;
-  const { inflow } = flows(graph, prior, inPrior, source, inverseTarget, s, t);
+  const { inSum, outSum } = sums;
+  const lambda = Float64Array.from(target, Math.log);
+  const logS = Math.log(s);
+  const logT = Math.log(t);
+  // In- and out-flow of every page (A's links included), and of A.
+  const inflow = new Float64Array(n);
   let total = 0;
-  for (let j = 0; j < n; j++) total += inflow[j]!;
-  const trafficRank = Float64Array.from(inflow, (x) => x / total);
-  // Entropy and achieved totals.
-  const { outOffsets, outTargets } = graph;
-  let entropy = 0;
   let realFlow = 0;
-  let artificialFlow = 0;
-  const term = (p: number): number => (p > 0 ? -p * Math.log(p) : 0);
-  for (let i = 0; i < n; i++) {
-    for (let e = outOffsets[i]!; e < outOffsets[i + 1]!; e++) {
-      const p = s * (prior === null ? 1 : prior[e]!) * source[i]! * inverseTarget[outTargets[e]!]!;
-      realFlow += p;
-      entropy += term(p);
-    }
-    const toA = t * source[i]!;
-    const fromA = t * inverseTarget[i]!;
-    artificialFlow += toA + fromA;
-    entropy += term(toA) + term(fromA);
+  let artificialIn = 0;
+  let artificialOut = 0;
+  let violation = 0;
+  // sum_j (ln u_j * out_j - ln w_j * in_j): with ln p = ln s + ln q + ln u_i - ln w_j on a real link
+  // and ln t + ln u_i, ln t - ln w_j on A's, the entropy -sum p ln p over all links is
+  // -ln s * realFlow - ln t * artificialFlow - this - sum over real links of p ln q.
+  let weighted = 0;
+  for (let j = 0; j < n; j++) {
+    const into = (s * inSum[j]! + t) * inverseTarget[j]!;
+    const out = (s * outSum[j]! + t) * source[j]!;
+    inflow[j] = into;
+    total += into;
+    const gap = Math.abs(into - out) / into;
+    if (gap > violation) violation = gap;
+    realFlow += s * outSum[j]! * source[j]!;
+    artificialIn += t * source[j]!;
+    artificialOut += t * inverseTarget[j]!;
+    const logSource = source[j] === target[j] ? lambda[j]! : Math.log(source[j]!);
+    weighted += logSource * out - lambda[j]! * into;
   }
+  const artificialGap = Math.abs(artificialIn - artificialOut) / artificialIn;
+  if (artificialGap > violation || Number.isNaN(artificialGap)) violation = artificialGap;
+  const artificialFlow = artificialIn + artificialOut;
+  let priorTerm = 0;
+  if (prior !== null) {
+    const { outOffsets, outTargets } = graph;
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let e = outOffsets[i]!; e < outOffsets[i + 1]!; e++) sum += prior[e]! * Math.log(prior[e]!) * inverseTarget[outTargets[e]!]!;
+      priorTerm += s * source[i]! * sum;
+    }
+  }
+  const entropy = -logS * realFlow - logT * artificialFlow - weighted - priorTerm;
   return {
-    trafficRank,
+    trafficRank: Float64Array.from(inflow, (x) => x / total),
     hotness: Float64Array.from(target),
-    lambda: Float64Array.from(target, Math.log),
-    mu: 1 + Math.log(s),
-    nu: 1 + Math.log(t),
+    lambda,
+    mu: 1 + logS,
+    nu: 1 + logT,
     entropy,
     realFlow,
     artificialFlow,
@@ -623,11 +603,11 @@ class AndersonMixer {
 
 /**
  * ln(x / y) for positive x and y. Near x = y it is 2 atanh(z) with z = (x - y) / (x + y), summed to
- * z^11: for |z| < 1/32 the first term left out is below 1e-19 of the sum, and x - y is exact there
- * (Sterbenz), so the result is as accurate as Math.log's, or more (Math.log(x / y) loses the
- * rounding of x / y). Elsewhere Math.log.
+ * z^11: for |z| < 1/32 the first term left out is below 1e-19 of the sum and x - y is exact
+ * (Sterbenz), so the result is within a few units in the last place of ln(x / y) (measured against
+ * Math.log1p; Math.log(x / y) itself loses the rounding of x / y, 1e-16 absolute). Elsewhere Math.log.
  */
-export function logRatio(x: number, y: number): number {
+function logRatio(x: number, y: number): number {
   const z = (x - y) / (x + y);
   if (Math.abs(z) < 1 / 32) {
     const z2 = z * z;
@@ -637,9 +617,9 @@ export function logRatio(x: number, y: number): number {
 }
 
 /** e^d: for |d| < 1/32 its Taylor series to d^8 (the first term left out is below 1e-19), elsewhere Math.exp. */
-export function expNearZero(d: number): number {
+function expNearZero(d: number): number {
   if (Math.abs(d) < 1 / 32) {
-    return 1 + d * (1 + d * (1 / 2 + d * (1 / 6 + d * (1 / 24 + d * (1 / 120 + d * (1 / 720 + d * (1 / 5040 + d / 40320))))))));
+    return 1 + d * (1 + d * (1 / 2 + d * (1 / 6 + d * (1 / 24 + d * (1 / 120 + d * (1 / 720 + d * (1 / 5040 + d / 40320)))))));
   }
   return Math.exp(d);
 }
