@@ -17,7 +17,8 @@ export interface TestServer {
   stop(): void;
 }
 
-function binaries(): string | null {
+/** The newest installed PostgreSQL's bin directory (Debian layout), or null. */
+export function postgresBinaries(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
   const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
@@ -25,7 +26,8 @@ function binaries(): string | null {
   return null;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
@@ -37,7 +39,7 @@ async function freePort(): Promise<number> {
 
 /** Starts a cluster, or returns why it cannot (no PostgreSQL installed). */
 export async function startTestServer(): Promise<TestServer | string> {
-  const bin = binaries();
+  const bin = postgresBinaries();
   if (bin === null) return 'PostgreSQL is not installed (apt-get install postgresql)';
   const dir = mkdtempSync(join(tmpdir(), 'wga-pg-'));
   const data = join(dir, 'data');
