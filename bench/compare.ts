@@ -35,6 +35,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import * as wga from '../src/index.js';
 import { type GraphFacts, type RunRecord, type Stage, type StageLine, STAGES, parseRunnerOutput } from './compare/protocol.js';
+import { benchArguments } from './arguments.js';
 
 const here = fileURLToPath(import.meta.url);
 const repoRoot = resolve(dirname(here), '../..');
@@ -68,13 +69,7 @@ function parseOptions(argv: string[]): Options {
     timeoutSeconds: 600,
     out: resolve(cacheDir, 'compare-report.md'),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+  for (const { arg, value } of benchArguments(argv)) {
     const positive = (text: string, name: string): number => {
       const n = Number(text);
       if (!(Number.isInteger(n) && n >= 1)) throw new Error(`${name} must be a positive integer, got ${text}`);

@@ -77,6 +77,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { compiledCli, compiledCrawlDir, crawleeDir, findRepoRoot, widePath } from './crawl/paths.js';
+import { benchArguments } from './arguments.js';
 
 const repoRoot = findRepoRoot();
 const TIME = '/usr/bin/time';
@@ -120,13 +121,7 @@ function parseOptions(argv: string[]): Options {
     hazards: false,
     out: resolve(repoRoot, 'bench/.cache/crawl-report.md'),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+  for (const { arg, value } of benchArguments(argv)) {
     const positive = (): number => {
       const v = Number(value());
       if (!(Number.isFinite(v) && v > 0)) throw new Error(`${arg} needs a positive number`);

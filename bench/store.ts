@@ -48,6 +48,7 @@ import {
   sqliteImportScript,
   writeFloorFiles,
 } from './store/floor.js';
+import { benchArguments } from './arguments.js';
 
 const here = fileURLToPath(import.meta.url);
 const repoRoot = resolve(dirname(here), '../..');
@@ -68,13 +69,7 @@ interface Options {
 
 function parseOptions(argv: string[]): Options {
   const options: Options = { runs: 3, backends: ['sqlite', 'postgres'], out: resolve(repoRoot, 'bench/.cache/store-report.md') };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+  for (const { arg, value } of benchArguments(argv)) {
     if (arg === '--backends') {
       const names = value().split(',');
       for (const name of names) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown backend ${name}`);

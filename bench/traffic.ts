@@ -45,6 +45,7 @@ import { TRAFFIC_DEFAULTS, type TrafficResult, type TrafficSweep, trafficRank } 
 import { loadGraph } from '../src/formats/load.js';
 import type { Graph } from '../src/graph/graph.js';
 import { defaultThreads } from '../src/parallel/pool.js';
+import { benchArguments } from './arguments.js';
 
 const here = fileURLToPath(import.meta.url);
 // dist/bench/traffic.js -> the repository two levels up (where package.json is).
@@ -67,13 +68,7 @@ interface Options {
 
 function parseOptions(argv: string[]): Options {
   const options: Options = { runs: 3, tolerances: [1e-8, 1e-6], slowEveryTime: false, noSlow: false, out: resolve(repoRoot, 'bench/.cache/traffic-report.md') };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+  for (const { arg, value } of benchArguments(argv)) {
     if (arg === '--tolerances') {
       options.tolerances = value().split(',').map(Number);
       if (options.tolerances.some((t) => !(t > 0))) throw new Error('--tolerances: positive numbers, comma-separated');
