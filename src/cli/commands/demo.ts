@@ -168,7 +168,7 @@ function printDemo(d: DemoJson): void {
       ['failed (404s)', count(c.failed)],
       ['redirects (stored as links)', count(c.redirects)],
       ['excluded by robots.txt', `${count(c.excluded)} (the server saw ${d.requests.robots} robots.txt and ${d.requests.private} /private/ requests)`],
-      ['other (PDF, JSON)', count(c.other)],
+      ['other (2xx not HTML: the JSON files; PDFs are out of scope by extension)', count(c.other)],
       ['spider trap', `${d.requests.trap} /calendar/ pages requested, the rest fenced off by --fence '${TRAP_FENCE}'`],
       ['OPIC', `clock G = ${c.opicTime.toPrecision(4)}, total cash ${c.totalCash.toPrecision(12)}`],
     ]),
