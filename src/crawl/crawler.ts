@@ -26,6 +26,7 @@ import { Frontier } from './frontier.js';
 import { type Host, HostTable, RobotsState } from './hosts.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
 import { type CompiledSettings, type CrawlSettings, compileSettings } from './settings.js';
+import { grown } from '../util/typed-arrays.js';
 import { resolveUrl } from './url.js';
 
 /** Page states. */
@@ -164,12 +165,7 @@ class Column<T extends Int32Array | Uint8Array | Uint16Array> {
     if (empty !== 0) data.fill(empty);
   }
   set(i: number, value: number): void {
-    if (i >= this.data.length) {
-      const bigger = new (this.data.constructor as new (n: number) => T)(Math.max(i + 1, this.data.length * 2));
-      if (this.empty !== 0) bigger.fill(this.empty, this.data.length);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
+    if (i >= this.data.length) this.data = grown(this.data, Math.max(i + 1, this.data.length * 2), this.empty);
     this.data[i] = value;
   }
   get(i: number): number {

@@ -22,6 +22,7 @@ import type { Csr } from '../graph/csr.js';
 import { IdentityLabels } from '../graph/labels.js';
 import { BitReader, BitStreamError, natToInt } from './bit-reader.js';
 import { fileExists } from './file-stream.js';
+import { grown } from '../util/typed-arrays.js';
 
 export interface BvProperties {
   nodes: number;
@@ -174,7 +175,7 @@ export function decodeBvGraph(
       if (degree === 0) continue;
       if (m + degree > arcs) throw mismatch(x, `more than the ${arcs} arcs the properties announce`);
       if (degree > n) throw mismatch(x, `outdegree ${degree} exceeds the ${n} nodes`);
-      if (m + degree > targets.length) targets = grow(targets, Math.min(arcs, Math.max(2 * targets.length, m + degree)));
+      if (m + degree > targets.length) targets = grown(targets, Math.min(arcs, Math.max(2 * targets.length, m + degree)));
 
       // Reference part: a copy of part of the list of x - reference.
       let copiedCount = 0;
@@ -215,7 +216,7 @@ export function decodeBvGraph(
             const left = i === 0 ? x + natToInt(bits.readGamma()) : previous + bits.readGamma() + 1;
             const length = bits.readGamma() + minIntervalLength;
             if (spanCount + length > extra) throw mismatch(x, `intervals hold more successors than its outdegree ${degree}`);
-            if (spans.length < spanCount + length) spans = grow(spans, 2 * (spanCount + length));
+            if (spans.length < spanCount + length) spans = grown(spans, 2 * (spanCount + length));
             for (let v = left; v < left + length; v++) spans[spanCount++] = v;
             previous = left + length;
           }
@@ -267,12 +268,6 @@ export function decodeBvGraph(
     throw mismatch(n - 1, `${trailing.length} bytes are left after the last of the ${n} nodes`);
   }
   return { offsets: rowStart, targets: m === targets.length ? targets : targets.slice(0, m), weights: null };
-}
-
-function grow(array: Int32Array, size: number): Int32Array {
-  const bigger = new Int32Array(size);
-  bigger.set(array);
-  return bigger;
 }
 
 /** Reads a BVGraph (`path` = basename or any of its files) into a graph with identity labels. */

@@ -4,6 +4,7 @@
  * structure of OPIC's Greedy page selection. Equal keys come out smallest id
  * first, so runs are reproducible.
  */
+import { grown } from './typed-arrays.js';
 export class IndexedMaxHeap {
   private heap: Int32Array;
   /** position[item] = index in heap, or -1 when the item is not in the heap. */
@@ -39,7 +40,7 @@ export class IndexedMaxHeap {
     this.ensureItem(item);
     const at = this.position[item]!;
     if (at < 0) {
-      if (this.count === this.heap.length) this.heap = grow(this.heap, 2 * this.count);
+      if (this.count === this.heap.length) this.heap = grown(this.heap, 2 * this.count);
       this.keys[item] = key;
       this.heap[this.count] = item;
       this.position[item] = this.count;
@@ -113,17 +114,7 @@ export class IndexedMaxHeap {
   private ensureItem(item: number): void {
     if (item < this.position.length) return;
     const size = Math.max(item + 1, 2 * this.position.length);
-    const position = new Int32Array(size).fill(-1);
-    position.set(this.position);
-    this.position = position;
-    const keys = new Float64Array(size);
-    keys.set(this.keys);
-    this.keys = keys;
+    this.position = grown(this.position, size, -1);
+    this.keys = grown(this.keys, size);
   }
-}
-
-function grow(array: Int32Array, size: number): Int32Array {
-  const bigger = new Int32Array(size);
-  bigger.set(array);
-  return bigger;
 }

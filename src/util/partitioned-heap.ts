@@ -11,6 +11,7 @@
  * id first within a part, smallest part first between parts.
  */
 import { IndexedMaxHeap } from './indexed-heap.js';
+import { grown } from './typed-arrays.js';
 
 /** Parts get their own array on their first item: a crawl can know many hosts with few pages each. */
 const EMPTY = new Int32Array(0);
@@ -187,15 +188,9 @@ export class PartitionedMaxHeap {
   private ensureItem(item: number): void {
     if (item < this.position.length) return;
     const size = Math.max(item + 1, 2 * this.position.length);
-    const partOf = new Int32Array(size).fill(-1);
-    partOf.set(this.partOf);
-    this.partOf = partOf;
-    const position = new Int32Array(size).fill(-1);
-    position.set(this.position);
-    this.position = position;
-    const keys = new Float64Array(size);
-    keys.set(this.keys);
-    this.keys = keys;
+    this.partOf = grown(this.partOf, size, -1);
+    this.position = grown(this.position, size, -1);
+    this.keys = grown(this.keys, size);
   }
 
   private ensurePart(part: number): void {
@@ -203,10 +198,6 @@ export class PartitionedMaxHeap {
       this.heaps.push(EMPTY);
       this.sizes.push(0);
     }
-    if (part >= this.disabled.length) {
-      const disabled = new Uint8Array(Math.max(part + 1, 2 * this.disabled.length));
-      disabled.set(this.disabled);
-      this.disabled = disabled;
-    }
+    if (part >= this.disabled.length) this.disabled = grown(this.disabled, Math.max(part + 1, 2 * this.disabled.length));
   }
 }
