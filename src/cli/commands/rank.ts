@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../../analysis/montecarlo.js';
 import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../../analysis/opic.js';
 import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS, type TrafficSweep, trafficRank } from '../../analysis/traffic.js';
-import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankSolver, pagerank } from '../../analysis/pagerank.js';
+import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankResult, type PageRankSolver, pagerank } from '../../analysis/pagerank.js';
 import { restrictedPageRank } from '../../analysis/restricted.js';
 import { topK } from '../../analysis/top.js';
 import { ExitCode, OptionError } from '../../errors.js';
@@ -400,12 +400,7 @@ function computeRanking(
       pages: restricted.pages,
       json: {
         ...base,
-        solver: rank.solver,
-        tolerance: request.tolerance,
-        iterations: rank.iterations,
-        equivalentIterations: rank.equivalentIterations,
-        residual: rank.residual,
-        converged: rank.converged,
+        ...solveFields(rank, request.tolerance),
         restricted: {
           roots: roots.map((r) => graph.labels.label(r)),
           maxLevel: request.maxLevel,
@@ -423,12 +418,7 @@ function computeRanking(
     pages: null,
     json: {
       ...base,
-      solver: rank.solver,
-      tolerance: request.tolerance,
-      iterations: rank.iterations,
-      equivalentIterations: rank.equivalentIterations,
-      residual: rank.residual,
-      converged: rank.converged,
+      ...solveFields(rank, request.tolerance),
       top: topEntries(graph.labels, rank.scores, request.k),
     },
   };
@@ -463,4 +453,10 @@ function printRank(report: RankJson): void {
     print(table([header, ...rows], montecarlo ? [0, 2] : [0]));
   }
   if (report.out !== null) print(`\nscores of all ranked pages written to ${report.out}`);
+}
+
+/** How a PageRank solve went, as `rank --json` reports it. */
+function solveFields(rank: PageRankResult, tolerance: number) {
+  const { solver, iterations, equivalentIterations, residual, converged } = rank;
+  return { solver, tolerance, iterations, equivalentIterations, residual, converged };
 }
