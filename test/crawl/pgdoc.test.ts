@@ -16,11 +16,12 @@
  *   <base>, no rel=canonical and the server no redirects, so the anchors are
  *   the whole graph.
  * - OPIC's estimates after this one pass rank the pages like the exact
- *   PageRank of the crawled graph (Kendall's tau-b), and Greedy, the OPIC
- *   paper's "most cash first", fetches 9 of the 10 best pages by PageRank
- *   within the first 10% of its fetches and all 10 within 11% (the issue
- *   asked for all 10 within 10%; see the test for why the paper's rule
- *   misses that by 6 fetches on this site).
+ *   PageRank of the crawled graph (Kendall's tau-b);
+ * - Greedy fetches in exactly the order of an off-line replay of the OPIC
+ *   paper's rule ("most cash first"), and so fetches 9 of the 10 best pages by
+ *   PageRank within the first 10% of its fetches and all 10 within 11% (the
+ *   issue asked for all 10 within 10%; the replay shows the paper's rule
+ *   misses that by 6 fetches on this site, whatever the damping).
  *
  * The figures (1,169 pages, 10,779 links, the tau measured) are those of
  * the manual of PostgreSQL 15.20 (Debian 15.20-0+deb12u1): every minor
@@ -231,6 +232,52 @@ function fetchOrder(result: CrawlResult): string[] {
   return [...result.status].sort((a, b) => a[1].fetchSeq! - b[1].fetchSeq!).map(([file]) => file);
 }
 
+/**
+ * The OPIC paper's Greedy replayed off-line on the manual read independently (NOTES.md, Section 3):
+ * the seed index.html starts with all the cash; reading a page passes a share `damping` of its cash
+ * equally to the pages it links to (in the order its anchors name them, a page first seen when a
+ * read page names it) and the rest to the virtual page, which pays it out at once, equally to every
+ * page known; the next page read is the unread page with the most cash, the one seen first among
+ * equals. Returns the pages in the order they are read.
+ */
+function replayGreedy(manual: ManualGraph, damping: number): string[] {
+  const linksOf = new Map<string, string[]>(manual.pages.map((p) => [p, []]));
+  for (const pair of manual.links) {
+    const [source, target] = pair.split(' ') as [string, string];
+    linksOf.get(source)!.push(target);
+  }
+  const idOf = new Map<string, number>();
+  const names: string[] = [];
+  const cash: number[] = [];
+  const read: boolean[] = [];
+  const known = (page: string): number => {
+    let id = idOf.get(page);
+    if (id === undefined) {
+      id = names.length;
+      idOf.set(page, id);
+      names.push(page);
+      cash.push(0);
+      read.push(false);
+    }
+    return id;
+  };
+  cash[known('index.html')] = 1;
+  const order: string[] = [];
+  for (;;) {
+    let next = -1;
+    for (let i = 0; i < names.length; i++) if (!read[i] && (next < 0 || cash[i]! > cash[next]!)) next = i;
+    if (next < 0) return order;
+    const children = linksOf.get(names[next]!)!.map(known);
+    const amount = cash[next]!;
+    read[next] = true;
+    cash[next] = 0;
+    order.push(names[next]!);
+    for (const child of children) cash[child]! += (damping * amount) / children.length;
+    const toVirtual = children.length === 0 ? amount : (1 - damping) * amount;
+    for (let i = 0; i < names.length; i++) cash[i]! += toVirtual / names.length;
+  }
+}
+
 /** GET of a raw request path (not normalised the way URL and fetch() would), with status, type and body. */
 function rawGet(origin: string, path: string): Promise<{ status: number; type: string | undefined; body: string }> {
   const { hostname, port } = new URL(origin);
@@ -332,13 +379,21 @@ if (manualDir === null) {
       assert.ok(tau >= TAU_FLOOR, `tau ${tau} below ${TAU_FLOOR}`);
     });
 
+    it("fetches in exactly the order of an off-line replay of the OPIC paper's Greedy", () => {
+      const replayed = replayGreedy(manual, 0.85);
+      const crawled = fetchOrder(greedy!);
+      const first = crawled.findIndex((page, k) => page !== replayed[k]);
+      assert.equal(first, -1, `first difference at fetch ${first + 1}: crawled ${crawled[first]}, replay ${replayed[first]}`);
+      assert.equal(crawled.length, replayed.length);
+    });
+
     // Measured on 15.20: 1, 109, 123, 26, 18, 61, 80, 103, 15, 22 (breadth-first: 1, 66, 289, 49, 69,
     // 31, 101, 71, 26, 95). The issue's target, all ten within the first 10% (117 fetches), is missed
-    // by 6 fetches: the third page, runtime-config-client.html, is two clicks from index.html and
-    // comes 62 fetches after its parent runtime-config.html, which splits its cash among 17 siblings
-    // of equal cash. That is the OPIC paper's Greedy (most cash first, Section 3) exactly: an offline
-    // replay gives the same positions, and no damping in 0.3..0.99 brings it under 117. We keep the
-    // paper's rule and assert what it achieves: 9 of the 10 within the first 10%, all within 11%.
+    // by 6 fetches: index.html links to 111 pages, which get equal cash from it and fill fetches 2-112;
+    // the third page, runtime-config-client.html, is two clicks from index.html and has 2.4e-3 of
+    // cash when they are done against their 7.7e-3, so it comes eleventh after them, among pages
+    // within 3% of its cash. The test above shows this is the paper's rule exactly, and the next one
+    // that no damping changes it; we keep the rule and assert what it achieves.
     it('fetches 9 of the 10 best pages by PageRank within its first 10% of fetches, all 10 within 11%', (t) => {
       const tenth = Math.ceil(manual.pages.length / 10);
       const eleventh = Math.ceil((manual.pages.length * 11) / 100);
@@ -347,6 +402,18 @@ if (manualDir === null) {
       assert.ok(positions.every((p) => p >= 1), `every top page fetched: ${positions.join(', ')}`);
       assert.ok(positions.filter((p) => p <= tenth).length >= 9, `the PageRank top 10 were fetched at ${positions.join(', ')}; expected 9 within the first ${tenth}`);
       assert.ok(positions.every((p) => p <= eleventh), `the PageRank top 10 were fetched at ${positions.join(', ')}; expected all within the first ${eleventh}`);
+    });
+
+    it("cannot fetch all 10 within 10% by the paper's rule with any damping from 0.3 to 0.99", (t) => {
+      const tenth = Math.ceil(manual.pages.length / 10);
+      const top = Array.from(topK(greedy!.pagerank, 10), (v) => greedy!.files[v]!);
+      for (const damping of [0.3, 0.5, 0.7, 0.85, 0.9, 0.95, 0.99]) {
+        const order = replayGreedy(manual, damping);
+        const positions = top.map((page) => order.indexOf(page) + 1);
+        t.diagnostic(`damping ${damping}: ${positions.join(', ')}`);
+        assert.ok(positions.every((p) => p >= 1));
+        assert.ok(Math.max(...positions) > tenth, `damping ${damping} fetches the PageRank top 10 at ${positions.join(', ')}: all within ${tenth}`);
+      }
     });
   });
 
