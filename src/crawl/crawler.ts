@@ -27,6 +27,7 @@ import { type Host, HostTable, RobotsState } from './hosts.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
 import { type CompiledSettings, type CrawlSettings, compileSettings } from './settings.js';
 import { grown } from '../util/typed-arrays.js';
+import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
 
 /** Page states. */
@@ -183,9 +184,8 @@ export class Crawler {
   private readonly batch: PendingBatch;
   private readonly lock: CrawlLock;
   // Per page (index = OPIC id = store id - 1).
-  private readonly ids = new Map<string, number>();
-  private readonly urls: string[] = [];
-  private readonly keys: string[] = [];
+  /** Keys and URLs of the known pages, off the heap (url-table.ts). */
+  private readonly urls = new UrlTable();
   private readonly hostOf = new Column(new Int32Array(1024));
   private readonly depth = new Column(new Uint16Array(1024));
   private readonly state = new Column(new Uint8Array(1024));
@@ -384,9 +384,8 @@ export class Crawler {
   }
 
   private track(id: number, url: string, key: string, host: number, depth: number, state: number): void {
-    this.ids.set(key, id);
-    this.urls[id] = url;
-    this.keys[id] = key;
+    const tableId = this.urls.add(key, url);
+    if (tableId !== id) throw new Error(`internal error: page ${id} got URL table id ${tableId}`);
     this.hostOf.set(id, host);
     this.depth.set(id, Math.min(depth, 65_535));
     this.state.set(id, state);
@@ -403,8 +402,7 @@ export class Crawler {
       if (!resolved.ok) throw new OptionError('seed', `'${seed}' is not an http(s) URL`);
       const why = this.compiled.scope.exclusion(resolved.url, resolved.key, 0);
       if (why !== null) throw new OptionError('seed', `${seed} is outside the crawl's scope: ${why}`);
-      const known = this.ids.get(resolved.key);
-      if (known !== undefined) continue;
+      if (this.urls.id(resolved.key) !== -1) continue;
       added.push(this.intern(resolved.url, resolved.key, 0));
     }
     // A new crawl gives its one unit of cash to its seeds (OPIC's initial state).
@@ -413,8 +411,8 @@ export class Crawler {
 
   /** The id of a URL's page, adding it if it is new and in scope; -1 when out of scope. */
   private intern(url: URL, key: string, depth: number): number {
-    const known = this.ids.get(key);
-    if (known !== undefined) {
+    const known = this.urls.id(key);
+    if (known !== -1) {
       if (this.depthLinks !== null && depth < this.depth.get(known)) this.lowerDepth(known, depth);
       return known;
     }
@@ -548,7 +546,7 @@ export class Crawler {
     const refetch = this.state.get(id) === DONE;
     if (!refetch) this.counters.frontier--;
     this.state.set(id, IN_FLIGHT);
-    if (host.robots !== null && !host.robots.allows(this.urls[id]!)) {
+    if (host.robots !== null && !host.robots.allows(this.urls.url(id))) {
       const error = `excluded: ${host.robots.disallowAll ?? 'robots.txt disallows it'}`;
       this.finishPage(id, { status: null, contentType: null, fetchedAt: Date.now(), size: null, title: null, error }, [], refetch, false);
       // Re-reading a refused page costs no request, but it is a selection: with --refresh, counting it
@@ -567,7 +565,7 @@ export class Crawler {
     this.counters.requests++;
     this.hosts.start(host, performance.now());
     this.refreshHost(host);
-    const url = new URL(this.urls[id]!);
+    const url = new URL(this.urls.url(id));
     this.fetcher.fetch(url).then(
       (result) => this.onFetched(id, host, refetch, result),
       (error: unknown) => this.fail(error as Error),
@@ -641,7 +639,7 @@ export class Crawler {
   /** Out-links of a fetched HTML page: resolved against its base, in scope, without self-links. */
   private pageLinks(id: number, result: FetchResult, out: number[], links: Array<{ target: number; kind: 'anchor' | 'redirect' | 'canonical'; nofollow: boolean }>): void {
     const page = result.page!;
-    const pageUrl = this.urls[id]!;
+    const pageUrl = this.urls.url(id);
     let base: string | URL = pageUrl;
     if (page.base !== null) {
       const resolved = resolveUrl(page.base, pageUrl);
@@ -669,7 +667,7 @@ export class Crawler {
     }
     if (page.canonical !== null) {
       const resolved = resolveUrl(page.canonical, base);
-      if (resolved.ok && resolved.key !== this.keys[id]) {
+      if (resolved.ok && resolved.key !== this.urls.key(id)) {
         const target = this.intern(resolved.url, resolved.key, this.depth.get(id));
         if (target >= 0) {
           links.push({ target, kind: 'canonical', nofollow: false });
@@ -681,12 +679,12 @@ export class Crawler {
 
   /** A redirect: the target becomes a page (same depth: no click), linked by a 'redirect' link. Returns a problem, if any. */
   private redirect(id: number, location: string, out: number[], links: Array<{ target: number; kind: 'anchor' | 'redirect' | 'canonical'; nofollow: boolean }>): string | null {
-    const resolved = resolveUrl(location, this.urls[id]!);
+    const resolved = resolveUrl(location, this.urls.url(id));
     if (!resolved.ok) return `redirect to an unusable Location (${resolved.problem}): ${location.slice(0, 200)}`;
-    if (resolved.key === this.keys[id]) return 'redirect loop: the page redirects to itself';
+    if (resolved.key === this.urls.key(id)) return 'redirect loop: the page redirects to itself';
     const hops = this.hops.get(id) + 1;
     if (hops > this.settings.maxRedirects) return `more than ${this.settings.maxRedirects} redirects in a row`;
-    const isNew = !this.ids.has(resolved.key);
+    const isNew = this.urls.id(resolved.key) === -1;
     const target = this.intern(resolved.url, resolved.key, this.depth.get(id));
     if (target < 0) return null;
     if (isNew) this.hops.set(target, hops);
@@ -768,8 +766,8 @@ export class Crawler {
   }
 
   private readonly facts = {
-    url: (id: number) => this.urls[id]!,
-    key: (id: number) => this.keys[id]!,
+    url: (id: number) => this.urls.url(id),
+    key: (id: number) => this.urls.key(id),
     hostname: (id: number) => this.hosts.hosts[this.hostOf.get(id)]!.hostname,
     depth: (id: number) => this.depth.get(id),
   };
@@ -808,7 +806,7 @@ export class Crawler {
     for (let id = 0; id < estimates.length; id++) {
       const value = estimates[id]!;
       if (top.length < k || value > top[top.length - 1]!.importance) {
-        top.push({ url: this.urls[id]!, importance: value });
+        top.push({ url: this.urls.url(id), importance: value });
         top.sort((a, b) => b.importance - a.importance);
         if (top.length > k) top.pop();
       }

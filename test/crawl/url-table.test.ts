@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UrlTable } from '../../src/crawl/url-table.js';
+import { Random } from '../../src/util/random.js';
+
+describe('the URL table', () => {
+  it('gives ids in the order URLs are added, finds them by key, and returns keys and URLs', () => {
+    const table = new UrlTable();
+    assert.equal(table.size, 0);
+    assert.equal(table.id('http://x.org/'), -1);
+    assert.equal(table.add('http://x.org/', 'http://x.org/'), 0);
+    assert.equal(table.add('http://x.org/a', 'http://X.org/a#top'), 1);
+    assert.equal(table.add('http://x.org/b', 'http://x.org/b'), 2);
+    assert.equal(table.size, 3);
+    assert.deepEqual([table.id('http://x.org/'), table.id('http://x.org/a'), table.id('http://x.org/b'), table.id('http://x.org/c')], [0, 1, 2, -1]);
+    assert.deepEqual([table.key(1), table.url(1)], ['http://x.org/a', 'http://X.org/a#top']);
+    assert.deepEqual([table.key(2), table.url(2)], ['http://x.org/b', 'http://x.org/b']);
+    // A key that is a prefix of another, or the URL stored after it, is not that key.
+    assert.equal(table.id('http://x.org'), -1);
+    assert.equal(table.id('http://X.org/a#top'), -1);
+  });
+
+  it('refuses a key twice and ids it does not hold', () => {
+    const table = new UrlTable();
+    table.add('http://x.org/', 'http://x.org/');
+    assert.throws(() => table.add('http://x.org/', 'http://x.org/other'), /added twice/);
+    assert.equal(table.size, 1);
+    assert.throws(() => table.key(1), RangeError);
+    assert.throws(() => table.url(-1), RangeError);
+  });
+
+  it('keeps any text, not only ASCII, and keys longer than its scratch buffer', () => {
+    const table = new UrlTable();
+    const texts = ['http://bücher.example/straße', 'http://x.org/日本語?q=€', `http://x.org/${'long/'.repeat(2000)}`, ''];
+    for (const [i, text] of texts.entries()) assert.equal(table.add(text, `${text}#u`), i);
+    for (const [i, text] of texts.entries()) {
+      assert.equal(table.id(text), i);
+      assert.deepEqual([table.key(i), table.url(i)], [text, `${text}#u`]);
+    }
+  });
+
+  it('agrees with a Map on 50,000 random URLs across many small chunks and rehashes', () => {
+    // 1 KiB chunks: URLs start new chunks constantly; one of 1,200 bytes gets a chunk of its own.
+    const table = new UrlTable(1024);
+    const reference = new Map<string, number>();
+    const urls: Array<[string, string]> = [];
+    const random = new Random(7);
+    for (let i = 0; i < 50_000; i++) {
+      const length = random.nextInt(i === 30_000 ? 1 : 40) + (i === 30_000 ? 1200 : 1);
+      let path = '';
+      for (let k = 0; k < length; k++) path += String.fromCharCode(97 + random.nextInt(4));
+      const key = `http://h${random.nextInt(50)}.org/${path}`;
+      if (reference.has(key)) {
+        assert.equal(table.id(key), reference.get(key), key);
+        continue;
+      }
+      const url = random.next() < 0.3 ? `${key}#f${i}` : key;
+      reference.set(key, table.add(key, url));
+      urls.push([key, url]);
+    }
+    assert.equal(table.size, reference.size);
+    assert.ok(reference.size > 20_000, `${reference.size} distinct`);
+    for (const [id, [key, url]] of urls.entries()) {
+      assert.equal(table.id(key), id);
+      assert.equal(table.key(id), key);
+      assert.equal(table.url(id), url);
+    }
+    for (let i = 0; i < 1000; i++) assert.equal(table.id(`http://h${i}.org/zz${i}`), -1);
+  });
+});
