@@ -58,20 +58,14 @@ export class UrlTable {
   /** The id of the page with this key, or -1. */
   id(key: string): number {
     const length = this.encode(key);
-    const hash = fnv1a(this.scratch, length);
-    const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!;
-      if (entry === EMPTY) return -1;
-      const id = entry - 1;
-      if (this.hashes[id] === hash && this.keyBytes[id] === length && this.sameKey(id, length)) return id;
-    }
+    return this.find(fnv1a(this.scratch, length), length);
   }
 
   /** Adds a page (its key must be new) and returns its id, the next one. */
   add(key: string, url: string): number {
-    if (this.id(key) !== -1) throw new Error(`internal error: URL key added twice: ${key.slice(0, 200)}`);
-    const keyLength = Buffer.byteLength(key, 'utf8');
+    const keyLength = this.encode(key);
+    const hash = fnv1a(this.scratch, keyLength);
+    if (this.find(hash, keyLength) !== -1) throw new Error(`internal error: URL key added twice: ${key.slice(0, 200)}`);
     const urlLength = url === key ? 0 : Buffer.byteLength(url, 'utf8');
     const id = this.count;
     if (id === this.starts.length) {
@@ -83,12 +77,12 @@ export class UrlTable {
     }
     const [chunk, offset] = this.reserve(keyLength + urlLength);
     const buffer = this.chunks[chunk]!;
-    buffer.write(key, offset, keyLength, 'utf8');
+    this.scratch.copy(buffer, offset, 0, keyLength);
     if (urlLength > 0) buffer.write(url, offset + keyLength, urlLength, 'utf8');
     this.starts[id] = chunk * OFFSET_RANGE + offset;
     this.keyBytes[id] = keyLength;
     this.urlBytes[id] = urlLength;
-    this.hashes[id] = fnv1a(buffer.subarray(offset), keyLength);
+    this.hashes[id] = hash;
     this.count++;
     if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
     else this.insert(id);
@@ -121,6 +115,17 @@ export class UrlTable {
     // UTF-8 takes at most 3 bytes per UTF-16 unit.
     if (key.length * 3 > this.scratch.length) this.scratch = Buffer.alloc(key.length * 3);
     return this.scratch.write(key, 0, 'utf8');
+  }
+
+  /** The id whose key is the `length` bytes in the scratch buffer, with this hash; or -1. */
+  private find(hash: number, length: number): number {
+    const mask = this.slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot]!;
+      if (entry === EMPTY) return -1;
+      const id = entry - 1;
+      if (this.hashes[id] === hash && this.keyBytes[id] === length && this.sameKey(id, length)) return id;
+    }
   }
 
   private sameKey(id: number, length: number): boolean {
