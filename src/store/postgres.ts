@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { ExitCode, WgaError } from '../errors.js';
+import { WgaError } from '../errors.js';
 import { buildFromEdges } from '../graph/builder.js';
 import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { Graph } from '../graph/graph.js';
@@ -51,14 +51,12 @@ import {
   type StoredCrawl,
   type StoredGraph,
   alignScores,
+  StoreError,
   parseOpicState,
 } from './store.js';
 
-export class PostgresStoreError extends WgaError {
-  constructor(location: string, problem: string) {
-    super(`${location}: ${problem}`, ExitCode.input);
-  }
-}
+/** A PostgreSQL store that cannot be reached, opened or used. */
+export class PostgresStoreError extends StoreError {}
 
 // BIGINT and DOUBLE PRECISION come back as numbers (ids stay far below 2^53).
 pg.types.setTypeParser(20, (value) => Number(value));

@@ -6,7 +6,7 @@
  * PostgreSQL store can stand in for it.
  */
 import Database from 'better-sqlite3';
-import { FileNotFoundError, WgaError, ExitCode } from '../errors.js';
+import { FileNotFoundError, WgaError } from '../errors.js';
 import { buildFromEdges } from '../graph/builder.js';
 import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { Graph } from '../graph/graph.js';
@@ -47,15 +47,9 @@ import {
   type StoredCrawl,
   type StoredGraph,
   alignScores,
+  StoreError,
   parseOpicState,
 } from './store.js';
-
-/** A store file that cannot be opened or is not ours. */
-export class StoreError extends WgaError {
-  constructor(location: string, problem: string) {
-    super(`${location}: ${problem}`, ExitCode.input);
-  }
-}
 
 const LINKS_TARGET_INDEX = 'CREATE INDEX links_target ON links (target, source)';
 

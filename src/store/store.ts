@@ -8,6 +8,7 @@
  */
 import type { OpicGlobalState, OpicPageState } from '../analysis/opic.js';
 import type { Graph } from '../graph/graph.js';
+import { ExitCode, WgaError } from '../errors.js';
 
 export type LinkKind = 'anchor' | 'redirect' | 'canonical';
 export const LINK_KINDS: readonly LinkKind[] = ['anchor', 'redirect', 'canonical'];
@@ -235,4 +236,11 @@ export function alignScores(rows: Iterable<{ page: number; value: number }>, pag
     if (v !== undefined) scores[v] = value;
   }
   return scores;
+}
+
+/** A store that cannot be opened, reached or used, or that is not ours: names where. */
+export class StoreError extends WgaError {
+  constructor(location: string, problem: string) {
+    super(`${location}: ${problem}`, ExitCode.input);
+  }
 }
