@@ -17,6 +17,7 @@ import { levels } from '../src/analysis/levels.js';
 import { pagerank } from '../src/analysis/pagerank.js';
 import { stronglyConnectedComponents } from '../src/analysis/scc.js';
 import { loadGraph } from '../src/formats/load.js';
+import { median } from './report.js';
 
 const here = fileURLToPath(import.meta.url);
 const shared = process.env.WGA_SHARED ?? resolve(here, '../../../../shared');
@@ -74,11 +75,6 @@ async function child(format: 'tsv' | 'bv'): Promise<void> {
     graphBytes: graph.memoryBytes(),
   };
   process.stdout.write(JSON.stringify(result));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function parent(runs: number): void {

@@ -36,6 +36,7 @@ import { createGunzip } from 'node:zlib';
 import * as wga from '../src/index.js';
 import { type GraphFacts, type RunRecord, type Stage, type StageLine, STAGES, parseRunnerOutput } from './compare/protocol.js';
 import { benchArguments } from './arguments.js';
+import { median } from './report.js';
 
 const here = fileURLToPath(import.meta.url);
 const repoRoot = resolve(dirname(here), '../..');
@@ -367,12 +368,6 @@ function describeRun(tool: Tool, record: RunRecord): string {
 }
 
 // ---------------------------------------------------------------- statistics
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 interface Summary {
   tool: Tool;

@@ -78,6 +78,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { compiledCli, compiledCrawlDir, crawleeDir, findRepoRoot, widePath } from './crawl/paths.js';
 import { benchArguments } from './arguments.js';
+import { median, progress } from './report.js';
 
 const repoRoot = findRepoRoot();
 const TIME = '/usr/bin/time';
@@ -151,10 +152,6 @@ function parseOptions(argv: string[]): Options {
     else throw new Error(`unknown argument ${arg}`);
   }
   return options;
-}
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
 }
 
 // ---------------------------------------------------------------- processes
@@ -559,11 +556,10 @@ const mb = (bytes: number | undefined): string => (bytes === undefined || !Numbe
 const fixed = (value: number | undefined, digits: number): string => (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits));
 const int = (value: number | undefined): string => (value === undefined || !Number.isFinite(value) ? '—' : Math.round(value).toLocaleString('en-US'));
 
-function median(values: Array<number | undefined>): number | undefined {
-  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return undefined;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+/** The median of the finite values; undefined when there is none. */
+function medianOf(values: Array<number | undefined>): number | undefined {
+  const finite = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return finite.length === 0 ? undefined : median(finite);
 }
 
 const ok = (list: Sample[]): Sample[] => list.filter((s) => s.error === undefined);
@@ -619,11 +615,11 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
           lines.push(`| ${SITE_LABEL[site]} | ${CRAWLER_LABEL[crawler]} | failed: ${all[0]!.error ?? ''} | | | | | | |`);
           continue;
         }
-        const quarters = [0, 1, 2, 3].map((q) => mb(median(list.map((s) => s.quarters[q])))).join(' / ');
+        const quarters = [0, 1, 2, 3].map((q) => mb(medianOf(list.map((s) => s.quarters[q])))).join(' / ');
         lines.push(
-          `| ${SITE_LABEL[site]} | ${CRAWLER_LABEL[crawler]}${failures > 0 ? ` (${failures} run${failures > 1 ? 's' : ''} failed)` : ''} | ${int(median(list.map((s) => s.pages)))} | ` +
-            `${fixed(median(list.map((s) => s.crawlSeconds)), 1)} | ${fixed(median(list.map(pagesPerSecond)), 0)} | ${fixed(median(list.map((s) => s.cpuSeconds)), 1)} | ` +
-            `${fixed(median(list.map(cpuPerPage)), 2)} | ${mb(median(list.map((s) => s.peakRss)))} | ${quarters} |`,
+          `| ${SITE_LABEL[site]} | ${CRAWLER_LABEL[crawler]}${failures > 0 ? ` (${failures} run${failures > 1 ? 's' : ''} failed)` : ''} | ${int(medianOf(list.map((s) => s.pages)))} | ` +
+            `${fixed(medianOf(list.map((s) => s.crawlSeconds)), 1)} | ${fixed(medianOf(list.map(pagesPerSecond)), 0)} | ${fixed(medianOf(list.map((s) => s.cpuSeconds)), 1)} | ` +
+            `${fixed(medianOf(list.map(cpuPerPage)), 2)} | ${mb(medianOf(list.map((s) => s.peakRss)))} | ${quarters} |`,
         );
       }
     }
@@ -640,9 +636,9 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
       );
       for (const site of crawlSites) {
         const of = (crawler: Crawler): Sample[] => ok(samples.filter((s) => s.site === site && s.crawler === crawler));
-        const rate = (crawler: Crawler): number | undefined => median(of(crawler).map(pagesPerSecond));
+        const rate = (crawler: Crawler): number | undefined => medianOf(of(crawler).map(pagesPerSecond));
         const perCpu = (crawler: Crawler): number | undefined => {
-          const ms = median(of(crawler).map(cpuPerPage));
+          const ms = medianOf(of(crawler).map(cpuPerPage));
           return ms === undefined ? undefined : 1000 / ms;
         };
         lines.push(
@@ -666,7 +662,7 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
       const a = at(k1);
       const b = at(k2);
       if (a.length === 0 && b.length === 0) continue;
-      const m = (list: Sample[], pick: (s: Sample) => number | undefined): number | undefined => median(list.map(pick));
+      const m = (list: Sample[], pick: (s: Sample) => number | undefined): number | undefined => medianOf(list.map(pick));
       const frontier = (list: Sample[]): number | undefined => m(list, (s) => s.frontier);
       const per = (pick: (s: Sample) => number | undefined): string => {
         const dr = (m(b, pick) ?? NaN) - (m(a, pick) ?? NaN);

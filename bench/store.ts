@@ -49,6 +49,7 @@ import {
   writeFloorFiles,
 } from './store/floor.js';
 import { benchArguments } from './arguments.js';
+import { median, progress } from './report.js';
 
 const here = fileURLToPath(import.meta.url);
 const repoRoot = resolve(dirname(here), '../..');
@@ -102,16 +103,6 @@ const add = (key: string, sample: Sample): void => {
     .join(', ');
   progress(`  ${key}: ${sample.seconds.toFixed(2)} s${phases === '' ? '' : ` (${phases})`}`);
 };
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 const med = (key: string, pick: (s: Sample) => number | undefined = (s) => s.seconds): number | undefined => {
   const values = (samples.get(key) ?? []).map(pick).filter((v): v is number => v !== undefined);

@@ -46,6 +46,7 @@ import { loadGraph } from '../src/formats/load.js';
 import type { Graph } from '../src/graph/graph.js';
 import { defaultThreads } from '../src/parallel/pool.js';
 import { benchArguments } from './arguments.js';
+import { median, progress } from './report.js';
 
 const here = fileURLToPath(import.meta.url);
 // dist/bench/traffic.js -> the repository two levels up (where package.json is).
@@ -106,16 +107,6 @@ interface Outcome {
   converged: boolean;
   tauTraffic?: number;
   tauHotness?: number;
-}
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Wall and CPU seconds (CPU of the whole process: PageRank's worker threads count). */
