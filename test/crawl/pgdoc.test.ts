@@ -47,7 +47,7 @@ import { completeSettings } from '../../src/crawl/settings.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store, StoreCounts } from '../../src/store/store.js';
-import { oraclesRequired, temporaryDirectory } from '../helpers.js';
+import { missingToolTest, temporaryDirectory } from '../helpers.js';
 import { startTestServer } from '../store/postgres-server.js';
 import { serveDirectory, type StaticServer } from './static-server.js';
 
@@ -333,11 +333,7 @@ describe('the static file server the crawl tests use', () => {
 });
 
 if (manualDir === null) {
-  if (oraclesRequired) {
-    it('finds the PostgreSQL 15 manual', () => assert.fail(`the PostgreSQL 15 manual is required (WGA_REQUIRE_ORACLES=1) and is in none of ${candidates.join(', ')}: ${HOW_TO_GET}`));
-  } else {
-    it('crawls the PostgreSQL 15 manual', (t) => t.skip(`the PostgreSQL 15 manual is in none of ${candidates.join(', ')}; ${HOW_TO_GET}`));
-  }
+  missingToolTest('crawls the PostgreSQL 15 manual', 'oracles', `the PostgreSQL 15 manual is in none of ${candidates.join(', ')}; ${HOW_TO_GET}`);
 } else {
   const dir = temporaryDirectory();
   after(() => dir.cleanup());
@@ -417,11 +413,9 @@ if (manualDir === null) {
     });
   });
 
-  const required = process.env.WGA_REQUIRE_POSTGRES === '1';
   const server = await startTestServer();
   if (typeof server === 'string') {
-    if (required) it('crawls the manual into PostgreSQL', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${server}`));
-    else it('crawls the manual into PostgreSQL', (t) => t.skip(server));
+    missingToolTest('crawls the manual into PostgreSQL', 'postgres', server);
   } else {
     after(() => server.stop());
     describe('a Greedy crawl of the manual into PostgreSQL', { timeout: 120_000 }, () => {
