@@ -17,6 +17,7 @@ import { openStore } from '../../store/open.js';
 import { CRAWL_STATE, type PageRecord, type Store } from '../../store/store.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { choiceOption, integerOption, numberOption } from '../values.js';
+import { sharedCrawlCommand, wantsSharedCrawl } from './crawl-shared.js';
 
 interface CrawlCliOptions {
   db?: string;
@@ -55,6 +56,11 @@ interface CrawlCliOptions {
   top?: string;
   quiet?: boolean;
   json?: boolean;
+  shared?: boolean;
+  join?: boolean;
+  instances?: string;
+  partitions?: string;
+  lease?: string;
 }
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -177,8 +183,14 @@ export function registerCrawl(program: Command): void {
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--json', 'print one JSON document at the end')
+    .option('--shared', 'start a crawl several processes work on together (PostgreSQL store); more join with --join')
+    .option('--join', 'work on the shared crawl in the store until it is finished (any machine that reaches the database)')
+    .option('--instances <n>', 'a shared crawl worked on by N processes of this machine (starts it, or joins it with --join)')
+    .option('--partitions <n>', 'shared crawl: partitions the hosts are split into (default: 64)')
+    .option('--lease <ms>', 'shared crawl: an instance silent this long loses its partitions to the others (default: 30000)')
     .action(async (seeds: string[], options: CrawlCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'missing: the store to crawl into (a SQLite file or a postgres:// URL)');
+      if (wantsSharedCrawl(options)) return sharedCrawlCommand(seeds, { ...options, db: options.db });
       const k = integerOption('--top', options.top, 10, 1);
       // Options are checked before the store is opened, so that a mistyped command creates no file.
       compileSettings(completeSettings({ ...settingsFromOptions(options), seeds }), []);
