@@ -562,11 +562,13 @@ export class SharedCrawler {
   private snapshot(finishing: boolean): { checkpoint: SharedCheckpoint; released: number[] } {
     const held: number[] = [];
     const release: number[] = [];
+    const releasing: number[] = [];
     const workByPartition = new Map<number, number>();
     for (let p = 0; p < this.partitions; p++) {
       if (this.held[p] === NOT_HELD) continue;
       held.push(p);
       if (this.waitingIn[p]! > 0) workByPartition.set(p, this.waitingIn[p]!);
+      if (this.held[p] === RELEASING) releasing.push(p);
       if (this.held[p] === RELEASING && this.busy[p] === 0) release.push(p);
     }
     const ownPages: SharedCheckpoint['ownPages'] = [];
@@ -605,6 +607,7 @@ export class SharedCrawler {
     const checkpoint: SharedCheckpoint = {
       held,
       release,
+      releasing,
       lastSeenId: this.lastSeenId,
       ownPages,
       foreignPages,
@@ -657,7 +660,7 @@ export class SharedCrawler {
     if (result.acquired.length > 0) this.adoptForeign(new Set(result.acquired));
     for (const [id, amount] of result.applied) {
       const local = this.localOfId.get(id);
-      if (local === undefined || !this.isHeld(local)) throw new Error(`internal error: a transfer to page ${id}, which this instance does not hold`);
+      if (local === undefined || !this.isHeld(local)) throw new Error(`internal error: a transfer to page ${id}, which this instance does not hold (${JSON.stringify({ local, part: local === undefined ? null : this.part[local], held: local === undefined ? null : this.held[this.part[local]!], state: local === undefined ? null : this.state[local], acquired: result.acquired, snapHeld: snapshot.checkpoint.held, released: snapshot.released, loaded: result.loaded.filter((r) => r.id === id).length })})`);
       this.ledger.credit(local, amount);
     }
     this.ledger.advance(result.job.all, result.job.clock);

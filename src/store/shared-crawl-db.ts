@@ -145,6 +145,8 @@ export interface SharedCheckpoint {
   held: number[];
   /** Partitions let go in this checkpoint (no fetch of theirs running since the snapshot). */
   release: number[];
+  /** Partitions being let go: their transfers wait for the next holder. */
+  releasing: number[];
   /** Pages of held partitions with a store id above this are new to the instance. */
   lastSeenId: number;
   /** New pages of held partitions, with their OPIC state. */
@@ -468,7 +470,7 @@ export class SharedCrawlDb {
              WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND NOT (part = ANY($3::int[]))
                             AND ($5 OR unread > 0 OR $6) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
              RETURNING part`,
-            [me, leaseMs, [...c.avoid, ...keep], want, keep.length < fair, false],
+            [me, leaseMs, [...c.avoid, ...keep, ...c.release], want, keep.length < fair, false],
           );
           for (const row of taken.rows as Array<{ part: number }>) acquired.push(row.part);
         }
@@ -488,14 +490,16 @@ export class SharedCrawlDb {
         for (const raw of rows.rows) loaded.push(sharedPageFromRow(raw));
       }
       const holding = [...keep, ...acquired];
+      const releasing = new Set(c.releasing);
+      const receiving = holding.filter((p) => !releasing.has(p));
       const applied: Array<[number, number]> = [];
-      if (holding.length > 0) {
+      if (receiving.length > 0) {
         const moved = await run(
           `WITH t AS (DELETE FROM shared_transfers WHERE part = ANY($1::int[]) RETURNING target, amount),
                 s AS (SELECT target, sum(amount) AS amount, count(*) AS n FROM t GROUP BY target),
                 u AS (UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target RETURNING p.id)
            SELECT s.target, s.amount, s.n FROM s`,
-          [holding],
+          [receiving],
         );
         let n = 0;
         for (const row of moved.rows as Array<{ target: number; amount: number; n: number }>) {

@@ -81,6 +81,43 @@ function repeated(site: MultiHostSite): string[] {
   return [...site.requests].filter(([key, n]) => n > 1 && !key.endsWith('/robots.txt')).map(([key]) => key);
 }
 
+/** A `wga crawl --join` process; `done` resolves with its exit code and output. */
+function joinProcess(url: string): { pid: number; kill: () => void; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [cliPath, 'crawl', '--join', '--db', url, '-q', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return { pid: child.pid!, kill: () => child.kill('SIGKILL'), done };
+}
+
+/** Polls `condition` every 50 ms, at most `limitMs`. */
+async function until(condition: () => Promise<boolean>, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`waited ${limitMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function queryOne(url: string, sql: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(sql);
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 if (typeof server === 'string') {
   if (required) it('starts a PostgreSQL server', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${server}`));
   else it('shared crawl', (t) => t.skip(server));
@@ -138,6 +175,66 @@ if (typeof server === 'string') {
       }
     });
 
+    it('after a kill -9 of one instance mid-crawl the others finish it: nothing lost, no page fetched more than twice', async () => {
+      const site = await serveMultiHostSite({ pages: 600, hosts: 24, delayMs: 100 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 4000 });
+        const instances = [joinProcess(url), joinProcess(url), joinProcess(url)];
+        const victim = instances[0]!;
+        // Kill it once it holds partitions and the crawl is well under way.
+        await until(
+          async () =>
+            (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 100 &&
+            (await queryOne(url, `SELECT count(*) AS n FROM shared_partitions p JOIN shared_instances i ON i.id = p.owner WHERE i.pid = ${victim.pid}`)) > 0 &&
+            (await queryOne(url, `SELECT count(*) AS n FROM shared_instances WHERE pid = ${victim.pid} AND pages > 0`)) > 0,
+          60_000,
+          'the crawl to get under way',
+        );
+        victim.kill();
+        const killed = await victim.done;
+        assert.equal(killed.signal, 'SIGKILL');
+        const cashAfterKill = await totalCash(url);
+        assert.ok(Math.abs(cashAfterKill - 1) < 1e-9, `total cash after the kill: ${cashAfterKill}`);
+        for (const other of instances.slice(1)) {
+          const result = await other.done;
+          assert.equal(result.code, 0, result.stderr);
+          assert.equal((JSON.parse(result.stdout) as { stoppedBy: string }).stoppedBy, 'done');
+        }
+        await assertWholeSite(url, site);
+        const counts = [...site.requests].filter(([key]) => !key.endsWith('/robots.txt')).map(([, n]) => n);
+        assert.equal(counts.length, site.pages);
+        assert.ok(Math.max(...counts) <= 2, 'a page fetched three times');
+        // Only what the killed instance fetched since its last checkpoint is fetched again.
+        const again = counts.filter((n) => n === 2).length;
+        assert.ok(again <= 4 * 10, `${again} pages fetched twice`);
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('a late joiner gets work from the instance that has it all', async () => {
+      const site = await serveMultiHostSite({ pages: 400, hosts: 16, delayMs: 40 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 2000 });
+        const first = joinProcess(url);
+        await until(async () => (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 40, 60_000, 'the first instance to get going');
+        assert.equal(await queryOne(url, 'SELECT count(*) AS n FROM shared_partitions WHERE owner IS NOT NULL'), 16);
+        const late = joinProcess(url);
+        const [a, b] = [await first.done, await late.done];
+        assert.equal(a.code, 0, a.stderr);
+        assert.equal(b.code, 0, b.stderr);
+        const lateReport = JSON.parse(b.stdout) as { pages: number; stoppedBy: string };
+        assert.equal(lateReport.stoppedBy, 'done');
+        assert.ok(lateReport.pages > 0, 'the late joiner recorded no page');
+        await assertWholeSite(url, site);
+        assert.deepEqual(repeated(site), []);
+      } finally {
+        await site.close();
+      }
+    });
+
     it('an instance started on a finished crawl leaves at once saying so', async () => {
       const site = await serveMultiHostSite({ pages: 30, hosts: 3 });
       try {
@@ -162,4 +259,3 @@ if (typeof server === 'string') {
   });
 }
 
-export { cliPath, spawn };
