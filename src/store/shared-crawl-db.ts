@@ -477,11 +477,14 @@ export class SharedCrawlDb {
         if (waiters > 0 && !c.waiting) {
           // Balancing (the paper: busy instances "free a number of their new pages" for a waiting one).
           const withWork = keep.filter((p) => (c.workByPartition.get(p) ?? 0) > 0).sort((a, b) => (c.workByPartition.get(b) ?? 0) - (c.workByPartition.get(a) ?? 0));
+          // Partitions with work are split with the waiting instances (this one keeps at least one);
+          // beyond its fair share it lets idle ones go first, so that the work is not handed over for nothing.
           const surplus = Math.max(0, keep.length - fair);
-          const split = withWork.length >= 2 ? Math.floor((withWork.length * waiters) / (waiters + 1)) : 0;
-          const count = Math.max(split, Math.min(surplus, withWork.length));
-          letGo.push(...withWork.slice(withWork.length - count));
-          if (surplus > count) letGo.push(...keep.filter((p) => !withWork.includes(p)).slice(0, surplus - count));
+          const idle = keep.filter((p) => (c.workByPartition.get(p) ?? 0) === 0);
+          let fromWork = withWork.length >= 2 ? Math.floor((withWork.length * waiters) / (waiters + 1)) : 0;
+          const fromIdle = Math.min(idle.length, Math.max(0, surplus - fromWork));
+          fromWork = Math.max(fromWork, Math.min(surplus - fromIdle, withWork.length - 1));
+          letGo.push(...withWork.slice(withWork.length - fromWork), ...idle.slice(0, fromIdle));
         }
       }
       // Pages of the partitions taken now, then the transfers owed to every page held.
