@@ -463,14 +463,23 @@ export class SharedCrawlDb {
         const others = alive.rows.filter((r) => r.id !== me);
         const waiters = others.filter((r) => r.state === 'waiting').length;
         const fair = Math.ceil(job.partitions / (others.length + 1));
-        const want = c.waiting ? Math.max(fair - keep.length, 1) : fair - keep.length;
+        let want = fair - keep.length;
+        if (c.waiting) {
+          // An instance with nothing to do takes its part of the free partitions that have work, whatever its share.
+          const free = await client.query<{ n: number }>(
+            'SELECT count(*)::bigint AS n FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND unread > 0',
+          );
+          const waiting = 1 + others.filter((r) => r.state === 'waiting').length;
+          want = Math.max(want, Math.ceil(free.rows[0]!.n / waiting));
+        }
         if (want > 0) {
           const taken = await run(
             `UPDATE shared_partitions SET owner = $1, lease_until = now() + $2 * interval '1 millisecond'
              WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND NOT (part = ANY($3::int[]))
                             AND ($5 OR unread > 0 OR $6) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
              RETURNING part`,
-            [me, leaseMs, [...c.avoid, ...keep, ...c.release], want, keep.length < fair, false],
+            // A waiting instance may take back what it let go: it has nothing else to do.
+            [me, leaseMs, [...(c.waiting ? [] : c.avoid), ...keep, ...c.release], want, keep.length < fair, false],
           );
           for (const row of taken.rows as Array<{ part: number }>) acquired.push(row.part);
         }
