@@ -17,6 +17,12 @@ import { choiceOption, integerOption, numberOption } from './values.js';
 /** A crawl's options as the CLI gives them (strings; the HTTP API passes the same names). */
 export interface CrawlCliOptions {
   db?: string;
+  /** Shared crawls (several instances on one PostgreSQL store, src/app/shared-crawl.ts). */
+  shared?: boolean;
+  join?: boolean;
+  instances?: string;
+  partitions?: string;
+  lease?: string;
   resume?: boolean;
   filter?: string[];
   fence?: string[];

@@ -16,6 +16,7 @@ import { count, print, printJson, safeLabel, score, seconds, table } from '../ou
 import { integerOption } from '../values.js';
 
 export { type CrawlJson, crawlSettings, settingsFromOptions } from '../../app/crawl.js';
+import { sharedCrawlCommand, wantsSharedCrawl } from './crawl-shared.js';
 
 export function progressLine(p: CrawlProgress): string {
   const top = p.top.map((t) => `${safeLabel(t.url, 60)} ${score(t.importance)}`).join(', ');
@@ -66,8 +67,14 @@ export function registerCrawl(program: Command): void {
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--json', 'print one JSON document at the end')
+    .option('--shared', 'start a crawl several processes work on together (PostgreSQL store); more join with --join')
+    .option('--join', 'work on the shared crawl in the store until it is finished (any machine that reaches the database)')
+    .option('--instances <n>', 'a shared crawl worked on by N processes of this machine (starts it, or joins it with --join)')
+    .option('--partitions <n>', 'shared crawl: partitions the hosts are split into (default: 64)')
+    .option('--lease <ms>', 'shared crawl: an instance silent this long loses its partitions to the others (default: 30000)')
     .action(async (seeds: string[], options: CrawlCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'missing: the store to crawl into (a SQLite file or a postgres:// URL)');
+      if (wantsSharedCrawl(options)) return sharedCrawlCommand(seeds, { ...options, db: options.db });
       integerOption('--top', options.top, 10, 1);
       // Options are checked before the store is opened, so that a mistyped command creates no file.
       checkCrawlOptions(seeds, options);
