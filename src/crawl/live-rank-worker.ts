@@ -1,10 +1,8 @@
 /**
  * The live PageRank's worker thread: applies the crawler's graph changes to
- * an IncrementalPageRank, pushes in slices of a few milliseconds (so new
- * changes are taken in between), and publishes the normalised vector when
- * the changes are worked in, at most once per interval; while changes keep
- * coming faster than they are worked in, it still publishes once per
- * interval (an intermediate vector). Idle when nothing changed.
+ * an IncrementalPageRank as they come, and once per interval works them in
+ * (pushes in slices of a few milliseconds, so new changes are taken in
+ * between) and publishes the normalised vector. Idle when nothing changed.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { IncrementalPageRank } from '../analysis/incremental-pagerank.js';
@@ -18,9 +16,11 @@ const engine = new IncrementalPageRank(options.damping);
 const port = parentPort!;
 let version = 0;
 let busyMs = 0;
-/** Changes received since the last published vector. */
-let changed = false;
 let lastPublished = -Infinity;
+/** When the current (or last) update started. */
+let lastStarted = -Infinity;
+/** An update is under way (work() is scheduled with setImmediate until it is done). */
+let solving = false;
 let scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
 
 function apply(ops: Int32Array): void {
@@ -61,32 +61,38 @@ function publish(final: boolean, errorBound = Number.NaN): void {
     bytes: engine.bytes,
   };
   port.postMessage(message, [scores.buffer as ArrayBuffer]);
-  changed = false;
   lastPublished = performance.now();
 }
 
+/** Starts work now, or when the interval since the last vector's start is over. */
 function schedule(): void {
-  if (scheduled !== null) return;
-  scheduled = setImmediate(work);
+  if (scheduled !== null || solving) return;
+  const wait = lastStarted + options.intervalMs - performance.now();
+  scheduled = wait <= 0 ? setImmediate(work) : setTimeout(work, Math.ceil(wait));
 }
 
+/**
+ * One update: pushes in slices (changes arriving meanwhile are applied between them) until the
+ * changes are worked in, then publishes; an update still going after a whole interval publishes
+ * an intermediate vector and carries on. Pushing once per interval, not after every batch of
+ * changes, is what keeps the work to what the new pages and links need.
+ */
 function work(): void {
   scheduled = null;
+  if (!solving) {
+    solving = true;
+    lastStarted = performance.now();
+  }
+  const started = performance.now();
+  engine.solve(options.tolerance, SLICE_EDGES);
+  busyMs += performance.now() - started;
   if (engine.pending) {
-    const started = performance.now();
-    engine.solve(options.tolerance, SLICE_EDGES);
-    busyMs += performance.now() - started;
+    if (performance.now() - lastPublished >= options.intervalMs) publish(false);
+    scheduled = setImmediate(work);
+    return;
   }
-  if (changed) {
-    const wait = lastPublished + options.intervalMs - performance.now();
-    if (wait <= 0) publish(false);
-    else if (!engine.pending) {
-      // Worked in: publish when the interval is over (more changes may come first).
-      scheduled = setTimeout(work, Math.ceil(wait));
-      return;
-    }
-  }
-  if (engine.pending) schedule();
+  solving = false;
+  publish(false);
 }
 
 port.on('message', (message: ToWorker) => {
@@ -95,13 +101,6 @@ port.on('message', (message: ToWorker) => {
       const started = performance.now();
       apply(message.ops);
       busyMs += performance.now() - started;
-      changed = true;
-      // A timer waiting out the interval: work on the new changes now instead.
-      if (scheduled !== null) {
-        clearTimeout(scheduled as NodeJS.Timeout);
-        clearImmediate(scheduled as NodeJS.Immediate);
-        scheduled = null;
-      }
       schedule();
     } else {
       if (scheduled !== null) {
@@ -109,6 +108,7 @@ port.on('message', (message: ToWorker) => {
         clearImmediate(scheduled as NodeJS.Immediate);
         scheduled = null;
       }
+      solving = false;
       const started = performance.now();
       engine.refreshResidual();
       engine.solve(message.tolerance);

@@ -46,6 +46,8 @@ export interface OrderingOptions {
   /** Fetches between two live PageRank updates: the pass's pages / 500 (at least 1). */
   updateEvery?: number;
   damping?: number;
+  /** L1 tolerance of each live update (INCREMENTAL_PAGERANK_DEFAULTS.tolerance). */
+  liveTolerance?: number;
   /** Seed of the random strategy. */
   seed?: number;
   onProgress?: (message: string) => void;
@@ -177,7 +179,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
       if (isTop[node] === 10) top10++;
       if (isTop[node] !== 0) top100++;
       if (fetched % updateEvery === 0) {
-        live.solve();
+        live.solve(options.liveTolerance);
         frontier.liveVector(live.scores(), known);
         updates++;
       }
