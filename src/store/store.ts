@@ -226,6 +226,8 @@ export const CRAWL_STATE = {
   recentRates: 'recent_rates',
   /** Adaptive OPIC's Interpolation window T (G-time) that the stored window_history values are relative to. */
   window: 'opic_window',
+  /** The live PageRank's best pages at the checkpoint (crawl/live-state.ts). */
+  liveRank: 'live_rank',
 } as const;
 
 /** OPIC's global state as crawl_state stores it. */
