@@ -116,6 +116,7 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
   const plot = (): void => {
     chart ??= lineChart(curveBox, { height: 220, series: [{ label: 'residual', color: '#c05621' }], xLabel: 'iteration', yLabel: 'residual', yLog: true, yFormat: (v) => v.toExponential(1) });
     chart.set([iterations.slice(), residuals.slice()]);
+    curveBox.dataset.points = String(iterations.length);
   };
   const addResidual = (iteration: number, residual: number): void => {
     if (!(residual > 0) || !Number.isFinite(residual)) return;
