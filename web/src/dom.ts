@@ -94,7 +94,7 @@ export function formatScore(x: number): string {
 
 /** A table with a header row; cells are children (text or elements). */
 export function table(headers: readonly string[], rows: readonly (readonly Child[])[], numeric: readonly number[] = []): HTMLTableElement {
-  const head = h('thead', undefined, h('tr', undefined, ...headers.map((text, i) => h('th', { class: numeric.includes(i) ? 'num' : null }, text))));
+  const head = headers.every((text) => text === '') ? null : h('thead', undefined, h('tr', undefined, ...headers.map((text, i) => h('th', { class: numeric.includes(i) ? 'num' : null }, text))));
   const body = h('tbody');
   for (const row of rows) body.appendChild(h('tr', undefined, ...row.map((cell, i) => h('td', { class: numeric.includes(i) ? 'num' : null }, cell))));
   return h('table', { class: 'data' }, head, body);

@@ -80,6 +80,12 @@ export function readFields(fields: readonly Field[]): Record<string, unknown> {
   return body;
 }
 
+/** A group folded away until opened (advanced settings); opened at once when it holds a value. */
+export function foldedGroup(summary: string, fields: readonly Field[], columns = false): HTMLDetailsElement {
+  const inner = columns ? [h('div', { class: 'cols' }, ...fields.map((f) => f.element))] : fields.map((f) => f.element);
+  return h('details', { class: 'group', 'data-group': summary }, h('summary', undefined, summary), ...inner);
+}
+
 export function group(legend: string, fields: readonly Field[], columns = false, ...extra: Child[]): HTMLFieldSetElement {
   const inner = columns ? [h('div', { class: 'cols' }, ...fields.map((f) => f.element))] : fields.map((f) => f.element);
   return h('fieldset', undefined, h('legend', undefined, legend), ...inner, ...extra);

@@ -22,9 +22,9 @@ export function drawBowTie(container: HTMLElement, b: BowTie): void {
     svg('path', { d: 'M 600 60 L 410 115 L 410 185 L 600 240 Z', fill: '#c6f6d5', stroke: '#68d391' }),
     svg('ellipse', { cx: 320, cy: 150, rx: 105, ry: 62, fill: '#fed7aa', stroke: '#ed8936' }),
     // tendrils: lobes hanging off IN (reached from IN, not reaching OUT) and leading into OUT
-    svg('ellipse', { cx: 150, cy: 36, rx: 48, ry: 20, fill: '#e9d8fd', stroke: '#b794f4' }),
-    svg('ellipse', { cx: 490, cy: 36, rx: 48, ry: 20, fill: '#e9d8fd', stroke: '#b794f4' }),
-    svg('rect', { x: 540, y: 255, width: 92, height: 40, rx: 6, fill: '#edf2f7', stroke: '#a0aec0' }),
+    svg('ellipse', { cx: 150, cy: 36, rx: 92, ry: 20, fill: '#e9d8fd', stroke: '#b794f4' }),
+    svg('ellipse', { cx: 490, cy: 36, rx: 92, ry: 20, fill: '#e9d8fd', stroke: '#b794f4' }),
+    svg('rect', { x: 520, y: 258, width: 116, height: 34, rx: 6, fill: '#edf2f7', stroke: '#a0aec0' }),
   );
   chart.append(
     label(120, 140, 'IN', b.in, 'in'),
@@ -33,7 +33,7 @@ export function drawBowTie(container: HTMLElement, b: BowTie): void {
     svg('text', { x: 320, y: 252, 'text-anchor': 'middle', 'data-part': 'tubes' }, `tubes ${b.tubes.toLocaleString('en-US')} (${pct(b.tubes)})`),
     svg('text', { x: 150, y: 40, 'text-anchor': 'middle', 'data-part': 'inTendrils' }, `tendrils from IN: ${b.inTendrils.toLocaleString('en-US')}`),
     svg('text', { x: 490, y: 40, 'text-anchor': 'middle', 'data-part': 'outTendrils' }, `tendrils into OUT: ${b.outTendrils.toLocaleString('en-US')}`),
-    svg('text', { x: 586, y: 279, 'text-anchor': 'middle', 'data-part': 'disconnected' }, `disconnected ${b.disconnected.toLocaleString('en-US')}`),
+    svg('text', { x: 578, y: 280, 'text-anchor': 'middle', 'data-part': 'disconnected' }, `disconnected ${b.disconnected.toLocaleString('en-US')}`),
   );
   container.replaceChildren(chart);
 }

@@ -30,6 +30,7 @@ export function drawForceTree(container: HTMLElement, pages: readonly TreePage[]
 
   const maxImportance = Math.max(Number.MIN_VALUE, ...pages.map((p) => p.importance ?? 0));
   const nodes: Node[] = pages.map((page) => ({ page, radius: 2.5 + 9 * Math.sqrt((page.importance ?? 0) / maxImportance), colour: statusColour(page.status) }));
+  const roots = new Set(pages.filter((p) => p.parent === null).map((p) => p.id));
   const index = new Map(pages.map((p, i) => [p.id, i]));
   const links: Array<SimulationLinkDatum<Node>> = [];
   pages.forEach((p, i) => {
@@ -61,6 +62,15 @@ export function drawForceTree(container: HTMLElement, pages: readonly TreePage[]
       context.fill();
       context.stroke();
     }
+    // The seeds (the tree's roots) ringed in black.
+    context.strokeStyle = '#1d2330';
+    context.lineWidth = 2 / transform.k;
+    for (const node of nodes) {
+      if (!roots.has(node.page.id)) continue;
+      context.beginPath();
+      context.arc(node.x ?? 0, node.y ?? 0, node.radius + 2 / transform.k, 0, 2 * Math.PI);
+      context.stroke();
+    }
     context.restore();
   };
   const simulation = forceSimulation(nodes)
@@ -69,11 +79,35 @@ export function drawForceTree(container: HTMLElement, pages: readonly TreePage[]
     .force('x', forceX(0).strength(0.04))
     .force('y', forceY(0).strength(0.04))
     .alphaDecay(0.035)
-    .on('tick', draw);
+    .on('tick', () => {
+      ticks++;
+      // Until the user pans or zooms, the view follows the layout so that all of it is in sight.
+      if (!touched && ticks % 10 === 0) fit();
+      draw();
+    });
+  let ticks = 0;
+  let touched = false;
+  const fit = (): void => {
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    for (const node of nodes) {
+      minX = Math.min(minX, node.x ?? 0);
+      maxX = Math.max(maxX, node.x ?? 0);
+      minY = Math.min(minY, node.y ?? 0);
+      maxY = Math.max(maxY, node.y ?? 0);
+    }
+    if (!Number.isFinite(minX)) return;
+    const k = Math.min(4, 0.92 * Math.min(width / Math.max(1, maxX - minX + 24), height / Math.max(1, maxY - minY + 24)));
+    const next = zoomIdentity.translate(width / 2 - (k * (minX + maxX)) / 2, height / 2 - (k * (minY + maxY)) / 2).scale(k);
+    select(canvas).call(zoomer.transform, next);
+  };
 
   const zoomer = zoom<HTMLCanvasElement, unknown>()
     .scaleExtent([0.1, 12])
-    .on('zoom', (event: { transform: ZoomTransform }) => {
+    .on('zoom', (event: { transform: ZoomTransform; sourceEvent: unknown }) => {
+      if (event.sourceEvent !== null && event.sourceEvent !== undefined) touched = true;
       transform = event.transform;
       draw();
     });

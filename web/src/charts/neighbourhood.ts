@@ -19,6 +19,18 @@ interface Node extends SimulationNodeDatum {
   degree: number;
 }
 
+/** The last segment of a URL's path, or its host for a home page; the whole text when it is not a URL. */
+export function shortLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const parts = parsed.pathname.split('/').filter((p) => p !== '');
+    const last = parts.length === 0 ? parsed.host : `${parts[parts.length - 1]}${parsed.pathname.endsWith('/') ? '/' : ''}`;
+    return last.length > 28 ? `${last.slice(0, 27)}…` : last;
+  } catch {
+    return url.length > 28 ? `${url.slice(0, 27)}…` : url;
+  }
+}
+
 /** Draws `n` into `container`; `open(url)` is called when a node is clicked. Returns a stop function. */
 export function drawNeighbourhood(container: HTMLElement, n: Neighbourhood, open: (url: string) => void): () => void {
   const width = Math.max(320, container.clientWidth || 480);
@@ -48,11 +60,19 @@ export function drawNeighbourhood(container: HTMLElement, n: Neighbourhood, open
     return circle;
   });
   nodeLayer.append(...circles);
+  // A short label beside each node: the last part of its URL's path (or its host), as SVG text.
+  const labels = nodes.map((node) => {
+    const text = svg('text', { 'font-size': node.id === n.center ? 12 : 10, fill: '#475467', 'pointer-events': 'none' }, shortLabel(node.url));
+    return text;
+  });
+  const labelLayer = svg('g');
+  labelLayer.append(...labels);
+  root.appendChild(labelLayer);
   container.replaceChildren(root);
 
   const simulation = forceSimulation(nodes)
-    .force('link', forceLink(links).distance(70).strength(0.4))
-    .force('charge', forceManyBody().strength(-120))
+    .force('link', forceLink(links).distance(Math.min(150, 60 + 4 * nodes.length)).strength(0.3))
+    .force('charge', forceManyBody().strength(-260))
     .force('center', forceCenter(width / 2, height / 2))
     .force('collide', forceCollide(9));
   const clamp = (v: number, max: number): number => Math.max(12, Math.min(max - 12, v));
@@ -67,8 +87,12 @@ export function drawNeighbourhood(container: HTMLElement, n: Neighbourhood, open
       line.setAttribute('y2', String(clamp(t.y ?? 0, height)));
     });
     nodes.forEach((node, i) => {
-      circles[i]!.setAttribute('cx', String(clamp(node.x ?? 0, width)));
-      circles[i]!.setAttribute('cy', String(clamp(node.y ?? 0, height)));
+      const x = clamp(node.x ?? 0, width);
+      const y = clamp(node.y ?? 0, height);
+      circles[i]!.setAttribute('cx', String(x));
+      circles[i]!.setAttribute('cy', String(y));
+      labels[i]!.setAttribute('x', String(x + (node.id === n.center ? 14 : 8)));
+      labels[i]!.setAttribute('y', String(y + 4));
     });
   };
   simulation.on('tick', draw);

@@ -10,6 +10,8 @@ export interface TreeItem {
   label: () => Child;
   /** Extra text after the label (counts, scores). */
   note?: string;
+  /** Its share of its parent (0..1), drawn as a small bar. */
+  share?: number;
   /** A coloured dot before the label (status), of a diameter in pixels (importance). */
   dot?: { colour: string; size: number };
   children: TreeItem[];
@@ -25,7 +27,12 @@ function row(item: TreeItem, openDepth: number): HTMLLIElement {
     dot.style.width = dot.style.height = `${item.dot.size}px`;
     dot.style.background = item.dot.colour;
   }
-  li.append(toggle, dot ?? '', h('span', { class: 'label' }, item.label()), item.note === undefined ? '' : h('span', { class: 'size' }, item.note));
+  let bar: HTMLElement | null = null;
+  if (item.share !== undefined) {
+    bar = h('span', { class: 'share', title: `${(100 * item.share).toFixed(1)} % of its parent` });
+    bar.style.width = `${Math.max(1, Math.round(120 * item.share))}px`;
+  }
+  li.append(toggle, dot ?? '', h('span', { class: 'label' }, item.label()), item.note === undefined ? '' : h('span', { class: 'size' }, item.note), bar ?? '');
   let list: HTMLUListElement | null = null;
   const setOpen = (open: boolean): void => {
     if (!hasChildren) return;

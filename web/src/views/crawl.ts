@@ -6,7 +6,7 @@
 import { api } from '../api.js';
 import { formatCount, formatScore, h, notice, pageLink, replace, table } from '../dom.js';
 import { listen } from '../events.js';
-import { checkField, type Field, group, linesField, numberField, readFields, selectField, textField } from '../form.js';
+import { checkField, type Field, foldedGroup, group, linesField, numberField, readFields, selectField, textField } from '../form.js';
 import type { CrawlStatus } from '../types.js';
 import { lineChart, type LineChart } from '../charts/line.js';
 
@@ -90,8 +90,8 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
     group('Scope', fields.scope!),
     group('Limits', fields.limits!, true),
     group('Politeness', fields.politeness!, true),
-    group('Order and importance', fields.strategy!, true),
-    group('Addresses and countries', fields.addresses!),
+    foldedGroup('Order and importance', fields.strategy!, true),
+    foldedGroup('Addresses and countries', fields.addresses!),
     h('div', { class: 'actions' }, start, resume, stop),
     message,
   );
@@ -141,17 +141,20 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
         : table(['#', 'importance', 'page'], s.top.map((t, i) => [String(i + 1), formatScore(t.importance), pageLink(t.url)]), [0, 1]),
     );
     if (s.error !== null) replace(message, notice('error', s.error.message));
-    if (s.running && s.startedAt !== null && s.counters !== null) {
+    if (s.startedAt !== null && s.counters !== null && s.elapsedMs !== null && (s.running || lastKey === String(s.startedAt))) {
       const key = String(s.startedAt);
       if (key !== lastKey) {
         lastKey = key;
         times.length = 0;
         fetched.length = 0;
       }
-      times.push((s.elapsedMs ?? 0) / 1000);
-      fetched.push(s.counters.fetched);
-      chart ??= lineChart(rateBox, { height: 180, series: [{ label: 'fetched', color: '#2b6cb0' }], xLabel: 's', yLabel: 'pages' });
-      chart.set([times, fetched]);
+      const t = s.elapsedMs / 1000;
+      if (times.length === 0 || t > times[times.length - 1]!) {
+        times.push(t);
+        fetched.push(s.counters.fetched);
+        chart ??= lineChart(rateBox, { height: 180, series: [{ label: 'fetched', color: '#2b6cb0' }], xLabel: 'seconds', yLabel: 'pages' });
+        chart.set([times, fetched]);
+      }
     }
     if (!s.running && s.report !== null) {
       const r = s.report;
@@ -207,6 +210,9 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
     render(current.crawl);
     const settings = current.crawl.settings;
     if (settings !== null) prefill(all, settings);
+    for (const details of form.querySelectorAll('details')) {
+      if (Array.from(details.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[type=text], input[type=number], textarea')).some((input) => input.value !== '')) details.open = true;
+    }
   } catch (error) {
     replace(message, notice('error', error instanceof Error ? error.message : String(error)));
   }

@@ -208,15 +208,16 @@ function crawlTree(body: HTMLElement): () => void {
 function directories(body: HTMLElement): void {
   const box = h('div', { 'data-directories': '' }, h('p', { class: 'muted' }, 'Loading…'));
   body.append(h('div', { class: 'panel' }, h('h2', undefined, 'Directory tree of URL paths'), box));
-  const toItem = (node: DirectoryNode): TreeItem => ({
-    label: () => node.name,
+  const toItem = (node: DirectoryNode, parentPages: number): TreeItem => ({
+    label: () => ((node.children?.length ?? 0) > 0 && !node.name.endsWith('/') ? `${node.name}/` : node.name),
     note: `${formatCount(node.pages)} page${node.pages === 1 ? '' : 's'}`,
-    children: (node.children ?? []).map(toItem),
+    share: parentPages > 0 ? node.pages / parentPages : undefined,
+    children: (node.children ?? []).slice().sort((a, b) => b.pages - a.pages).map((child) => toItem(child, node.pages)),
   });
   void api
     .get<DirectoryTree>('/api/dir-tree', { maxChildren: 50, maxDepth: 8 })
     .then((tree) => {
-      replace(box, treeList((tree.children ?? []).map(toItem), 1));
+      replace(box, treeList((tree.children ?? []).map((child) => toItem(child, tree.pages)), 1));
       if (tree.truncated) box.appendChild(h('small', { class: 'muted' }, 'Only the 50 largest entries of each directory are listed.'));
     })
     .catch(failure(box));

@@ -8,7 +8,7 @@ import { drawNeighbourhood } from '../charts/neighbourhood.js';
 import { externalLink, formatCount, formatScore, h, notice, pageLink, replace, routeLink, table } from '../dom.js';
 import { navigate } from '../router.js';
 import { legend, statusBadge } from '../status.js';
-import type { LevelsResult, LinkRecord, Neighbourhood, PageDetail, SccResult } from '../types.js';
+import type { CrawlStatus, LevelsResult, LinkRecord, Neighbourhood, PageDetail, SccResult } from '../types.js';
 
 const PAGE_SIZE = 50;
 
@@ -116,7 +116,15 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
     }
   };
   levelButton.addEventListener('click', () => void level());
-  void level();
+  // The crawl's seeds are the natural roots; the user may give others.
+  void api
+    .get<{ crawl: CrawlStatus }>('/api/crawl')
+    .then((c) => {
+      const seeds = c.crawl.settings?.seeds;
+      if (Array.isArray(seeds) && rootsInput.value === '') rootsInput.value = seeds.map(String).join(' ');
+    })
+    .catch(() => undefined)
+    .finally(() => void level());
   void api
     .get<SccResult>('/api/scc', { root: url })
     .then((scc) => {

@@ -25,7 +25,7 @@ function rankFields() {
   const method = selectField({ name: 'method', label: 'Method', options: METHODS, value: 'pagerank' });
   const common = [numberField({ name: 'damping', label: 'Damping', min: 0, max: 1, placeholder: '0.85' }), numberField({ name: 'top', label: 'Top pages shown', min: 1, step: 1, value: 20 })];
   const pagerank = [
-    selectField({ name: 'solver', label: 'Solver', options: [['auto', 'auto (fastest that applies)'], ['power', 'power iteration'], ['gauss-seidel', 'Gauss-Seidel']], value: 'auto' }),
+    selectField({ name: 'solver', label: 'Solver', options: [['auto', 'auto'], ['power', 'power iteration'], ['gauss-seidel', 'Gauss-Seidel']], value: 'auto' }),
     numberField({ name: 'tolerance', label: 'Tolerance', min: 0, placeholder: '1e-10' }),
     numberField({ name: 'maxIterations', label: 'Max iterations', min: 1, step: 1, placeholder: '1000' }),
   ];
@@ -114,7 +114,7 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
   const residuals: number[] = [];
 
   const plot = (): void => {
-    chart ??= lineChart(curveBox, { height: 220, series: [{ label: 'residual', color: '#c05621' }], xLabel: 'iteration', yLabel: 'residual', yLog: true, yFormat: (v) => v.toExponential(1) });
+    chart ??= lineChart(curveBox, { height: 220, series: [{ label: 'residual', color: '#c05621' }], xLabel: 'iteration', yLabel: 'residual', yLog: true, yFormat: (v) => (Number.isInteger(Math.log10(v)) ? `1e${Math.log10(v)}` : v.toExponential(1)) });
     chart.set([iterations.slice(), residuals.slice()]);
     curveBox.dataset.points = String(iterations.length);
   };
