@@ -191,6 +191,9 @@ export interface Store {
   /** A run's scores lined up with pageIds (as loadGraph gives them); NaN for a page the run has no score of. */
   runScores(run: number, pageIds: Float64Array): Promise<Float64Array>;
 
+  /** Deletes a run and its scores; false when there is no such run. */
+  deleteRun(run: number): Promise<boolean>;
+
   /** Deletes every page, link, run and score (the paper's "delete the data and start again"). */
   reset(): Promise<void>;
 
