@@ -46,6 +46,7 @@ async function rank(method: string, fill: Record<string, string>): Promise<void>
 try {
   await page.goto(`${server.origin}/crawl`);
   await page.fill('textarea[name=seeds]', `${site.origin}/`);
+  await page.click('details[data-group="Addresses and countries"] > summary');
   await page.fill('textarea[name=allowIp]', '127.0.0.1/32');
   await page.fill('textarea[name=fence]', TRAP_FENCE);
   await page.fill('input[name=delay]', '0');
