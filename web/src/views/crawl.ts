@@ -44,7 +44,10 @@ function crawlFields(): Record<string, Field[]> {
       numberField({ name: 'perHost', label: 'Connections per host', min: 1, step: 1, placeholder: '1' }),
       numberField({ name: 'concurrency', label: 'Concurrency', min: 1, step: 1, placeholder: '8' }),
       numberField({ name: 'retries', label: 'Retries', min: 0, step: 1, placeholder: '2' }),
+      numberField({ name: 'retryDelay', label: 'First retry after (ms)', min: 0, placeholder: '1000' }),
       numberField({ name: 'timeout', label: 'Timeout per page (s)', min: 0, placeholder: '60' }),
+      numberField({ name: 'maxBody', label: 'Largest page (bytes)', min: 1, step: 1, placeholder: '10485760' }),
+      numberField({ name: 'maxRedirects', label: 'Longest redirect chain', min: 0, step: 1, placeholder: '10' }),
       textField({ name: 'userAgent', label: 'User-Agent' }),
     ],
     strategy: [
@@ -260,6 +263,9 @@ function prefill(fields: Field[], settings: Record<string, unknown>): void {
     discoveryShare: ['discoveryShare', (v) => v],
     damping: ['damping', (v) => v],
     retries: ['retries', (v) => v],
+    retryDelayMs: ['retryDelay', (v) => v],
+    maxBodyBytes: ['maxBody', (v) => v],
+    maxRedirects: ['maxRedirects', (v) => v],
     userAgent: ['userAgent', (v) => v],
     pageTimeoutMs: ['timeout', (v) => (typeof v === 'number' ? v / 1000 : undefined)],
   };
