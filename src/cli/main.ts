@@ -16,6 +16,7 @@ import { registerExperiment } from './commands/experiment.js';
 import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
+import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { registerStoreCommands } from './commands/store.js';
 
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerExperiment(program);
   registerStoreCommands(program);
   registerCrawl(program);
+  registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
