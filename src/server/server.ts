@@ -105,6 +105,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       .counts()
       .then(() => cache.memo('stats', (source) => stats(source)))
       .then(() => cache.memo('scc', (source) => sccAnalysis(source.graph)))
+      // The URL -> page index is built on the first look-up of a URL.
+      .then(() => cache.memo('labels', (source) => source.graph.labels.id('')))
       .catch((error: unknown) => log(`wga serve: could not load the graph: ${(error as Error).message}`));
   }
   const shown = host.includes(':') ? `[${host}]` : host;
