@@ -16,12 +16,11 @@ import { joinSharedCrawl, startSharedCrawl } from '../../src/app/shared-crawl.js
 import { completeSettings, type CrawlSettings } from '../../src/crawl/settings.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SharedCrawlDb } from '../../src/store/shared-crawl-db.js';
-import { cliPath } from '../helpers.js';
+import { cliPath, missingToolTest } from '../helpers.js';
 import { type TestServer, startTestServer } from '../store/postgres-server.js';
 import { runCli } from './crawl-fixtures.js';
 import { type MultiHostSite, serveMultiHostSite } from './multi-host-site.js';
 
-const required = process.env.WGA_REQUIRE_POSTGRES === '1';
 const server = await startTestServer();
 
 function siteSettings(site: MultiHostSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
@@ -119,8 +118,7 @@ async function queryOne(url: string, sql: string): Promise<number> {
 }
 
 if (typeof server === 'string') {
-  if (required) it('starts a PostgreSQL server', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${server}`));
-  else it('shared crawl', (t) => t.skip(server));
+  missingToolTest('shared crawl', 'postgres', server);
 } else {
   const running: TestServer = server;
   after(() => running.stop());

@@ -26,7 +26,7 @@ import { pagerank } from '../../src/analysis/pagerank.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { LINK_KINDS } from '../../src/store/store.js';
 import { runCli, serveLogged, type LoggingServer } from '../crawl/crawl-fixtures.js';
-import { cacheDirectory, oraclesRequired, sharedData, skipOrFail, temporaryDirectory } from '../helpers.js';
+import { cacheDirectory, skipOrFail, temporaryDirectory, testData } from '../helpers.js';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -99,8 +99,7 @@ async function loadDuckDb(): Promise<DuckDbApi | null> {
 function skipWithout(t: TestContext, modules: string[]): boolean {
   const missing = modules.filter((m) => !pythonHas(m));
   if (missing.length === 0) return false;
-  if (oraclesRequired) assert.fail(`${missing.join(', ')} required (WGA_REQUIRE_ORACLES=1) for ${PYTHON}`);
-  t.skip(`${PYTHON} lacks ${missing.join(', ')} (apt-get install python3-networkx python3-igraph)`);
+  skipOrFail(t, 'oracles', `${PYTHON} lacks ${missing.join(', ')} (apt-get install python3-networkx python3-igraph)`);
   return true;
 }
 
@@ -321,8 +320,8 @@ describe('wga export of a crawl store', () => {
 });
 
 describe('wga export of hollins.edu', () => {
-  const edges = sharedData('hollins', 'hollins.edges.txt');
-  const urls = sharedData('hollins', 'hollins.urls.txt');
+  const edges = testData('hollins', 'hollins.edges.txt');
+  const urls = testData('hollins', 'hollins.urls.txt');
   for (const [format, modes] of [
     ['gexf', ['gexf']],
     ['graphml', ['graphml', 'igraph']],

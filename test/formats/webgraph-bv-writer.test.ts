@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BitWriter, gammaLength, zetaLength } from '../../src/formats/bit-writer.js';
@@ -8,7 +8,7 @@ import { type BvRows, writeWebGraph } from '../../src/formats/webgraph-bv-writer
 import { OptionError } from '../../src/errors.js';
 import { Random } from '../../src/util/random.js';
 import { BitWriter as ReferenceBitWriter } from '../bv-encoder.js';
-import { sharedData, temporaryDirectory } from '../helpers.js';
+import { testData, temporaryDirectory } from '../helpers.js';
 
 /**
  * An independent BVGraph decoder written for these tests from the format's
@@ -236,8 +236,8 @@ describe('WebGraph BVGraph writer', () => {
     assert.deepEqual(rows.targets, targets);
   });
 
-  const cnr = sharedData('cnr-2000', 'cnr-2000');
-  it('round-trips cnr-2000: every successor list identical, bits per link near LAW\'s 2.897', { skip: existsSync(`${cnr}.graph`) ? false : 'cnr-2000 not in ../shared/data' }, async () => {
+  const cnr = testData('cnr-2000', 'cnr-2000');
+  it('round-trips cnr-2000: every successor list identical, bits per link near LAW\'s 2.897', async () => {
     const original = parseProperties(readFileSync(`${cnr}.properties`, 'latin1'));
     const properties = bvPropertiesFrom(original, `${cnr}.properties`);
     const rows = decodeBvGraph(readFileSync(`${cnr}.graph`), properties, { graph: `${cnr}.graph`, properties: `${cnr}.properties` });

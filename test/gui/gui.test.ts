@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Website } from '../../src/experiments/website.js';
 import { serveWebsite, type ServedWebsite } from '../../src/experiments/website-server.js';
-import { temporaryDirectory } from '../helpers.js';
-import { browserMissing, browserRequired, launchBrowser, type RunningServer, startServer, until, wgaJson } from './harness.js';
+import { missingToolTest, temporaryDirectory } from '../helpers.js';
+import { browserMissing, launchBrowser, type RunningServer, startServer, until, wgaJson } from './harness.js';
 
 /** The demo's fence around its spider trap (src/cli/commands/demo.ts). */
 const TRAP_FENCE = '/calendar/[0-9]{2,}\\.html$';
@@ -49,10 +49,8 @@ function relativeDifference(a: number, b: number): number {
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
 }
 
-if (missing !== null && !browserRequired) {
-  describe('the GUI in Chromium', () => it(`skipped: ${missing}`, { skip: missing }, () => undefined));
-} else if (missing !== null) {
-  describe('the GUI in Chromium', () => it('finds Chromium', () => assert.fail(`Chromium is required (WGA_REQUIRE_BROWSER=1): ${missing}`)));
+if (missing !== null) {
+  describe('the GUI in Chromium', () => missingToolTest('drives Chromium', 'browser', missing));
 } else {
   describe('the GUI in Chromium', { timeout: 600_000 }, () => {
     let browser: Browser;
