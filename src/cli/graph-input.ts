@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { OptionError } from '../errors.js';
 import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
+import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import type { NewRun, Store } from '../store/store.js';
 import { choiceOption } from './values.js';
@@ -21,6 +22,7 @@ export interface GraphInputOptions {
   json?: boolean;
   db?: string;
   save?: boolean;
+  hosts?: boolean;
 }
 
 /** A graph to analyse, from a file or from a store (then with the store's page ids, to save results). */
@@ -32,10 +34,9 @@ export interface GraphSource extends LoadedGraph {
 
 /** Options of commands that read a graph file or a store. */
 export function addGraphOptions(command: Command): Command {
-  return addGraphFileOptions(command).option(
-    '--db <store>',
-    'read the graph from a store (SQLite file or postgres:// URL) instead of a file',
-  );
+  return addGraphFileOptions(command)
+    .option('--db <store>', 'read the graph from a store (SQLite file or postgres:// URL) instead of a file')
+    .option('--hosts', 'the host graph: pages collapsed into their URL hosts, links weighted by page-link counts');
 }
 
 /** Options describing a graph file. */
@@ -63,6 +64,10 @@ export function addSaveOption(command: Command): Command {
  * `work` on it, and closes the store whatever happens.
  */
 export async function withGraph<T>(path: string | undefined, options: GraphInputOptions, work: (source: GraphSource) => Promise<T>): Promise<T> {
+  if (options.hosts === true) {
+    if (options.save === true) throw new OptionError('--save', 'cannot save host-graph scores as page scores (drop --hosts or --save)');
+    return withGraph(path, { ...options, hosts: false }, (source) => work(collapseToHosts(source, options.labels)));
+  }
   if (options.save === true && options.db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
   if (path !== undefined && options.db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
   if (path === undefined && options.db === undefined) throw new OptionError('graph', 'missing: give a graph file or --db STORE');
@@ -87,6 +92,22 @@ export async function withGraph<T>(path: string | undefined, options: GraphInput
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The source's host graph (--hosts). Its build report counts the page links:
+ * host-internal ones as dropped self-links, the rest merged into host links as duplicates.
+ */
+function collapseToHosts(source: GraphSource, labelsPath: string | undefined): GraphSource {
+  const started = performance.now();
+  const hosts = hostGraph(source.graph, labelsPath ?? source.path);
+  return {
+    ...source,
+    graph: hosts.graph,
+    pageIds: null,
+    report: { rawEdges: hosts.pageLinks, selfLoopsDropped: hosts.selfLinksDropped, duplicatesDropped: hosts.merged },
+    seconds: source.seconds + (performance.now() - started) / 1000,
+  };
 }
 
 /** With --save, stores the result as a run; returns its id (null without --save). */
