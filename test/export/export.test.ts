@@ -24,7 +24,7 @@ import { pagerank } from '../../src/analysis/pagerank.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { LINK_KINDS } from '../../src/store/store.js';
 import { runCli, serveLogged, type LoggingServer } from '../crawl/crawl-fixtures.js';
-import { oraclesRequired, sharedData, temporaryDirectory } from '../helpers.js';
+import { oraclesRequired, repoRoot, sharedData, temporaryDirectory } from '../helpers.js';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -383,6 +383,38 @@ describe('wga export of hollins.edu', () => {
       }
     });
   }
+});
+
+describe("docs/export.md's DuckDB lines", () => {
+  it('load the Parquet tables of hollins.edu and compute wga\'s PageRank in SQL', async () => {
+    const doc = readFileSync(join(repoRoot, 'docs', 'export.md'), 'utf8');
+    const block = /```sql\n([\s\S]*?)```/.exec(doc);
+    assert.ok(block !== null, 'docs/export.md has an sql block');
+    const out = join(dir.path, 'hollins-parquet');
+    const loaded = await loadGraph(sharedData('hollins', 'hollins.edges.txt'), { labelsPath: sharedData('hollins', 'hollins.urls.txt') });
+    await exportGraph({ graph: loaded, format: 'parquet', out });
+    // A file graph's pages are named by 'label' where a store's have 'url'.
+    const sql = block[1]!.replaceAll("'crawl/", `'${out}/`).replaceAll('p.url', 'p.label');
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const duck = await instance.connect();
+    try {
+      let last: Array<Record<string, unknown>> = [];
+      for (const statement of sql.split(';').map((x) => x.trim()).filter((x) => x !== '')) last = (await duck.runAndReadAll(statement)).getRowObjects() as Array<Record<string, unknown>>;
+      assert.equal(last.length, 10);
+      const ranks = (await duck.runAndReadAll('SELECT id, rank FROM pr ORDER BY id')).getRowObjects();
+      assert.equal(ranks.length, 6012);
+      const scores = pagerank(loaded.graph, { tolerance: 1e-12 }).scores;
+      for (const row of ranks) {
+        const expected = scores[row.id as number]!;
+        assert.ok(Math.abs((row.rank as number) - expected) <= 1e-6 * expected, `page ${String(row.id)}: ${String(row.rank)} vs ${expected}`);
+      }
+      assert.equal(last[0]!.label, loaded.graph.labels.label(scores.indexOf(Math.max(...scores))));
+    } finally {
+      duck.closeSync();
+      instance.closeSync();
+    }
+  });
 });
 
 describe('XML-hostile strings', () => {
