@@ -14,6 +14,7 @@ export { type BvProperties, bvFiles, decodeBvGraph, parseProperties, readWebGrap
 export { type HostGraph, hostGraph, hostOfUrl } from './graph/hosts.js';
 export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
 export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';
+export { ADJACENCY_MAGIC, AdjacencyWriter, readAdjacencyFile } from './formats/adjacency-binary.js';
 export { type LabelFileReport, readLabelFile } from './formats/label-file.js';
 export { type ScoreFormat, readScores, writeScores } from './formats/scores.js';
 export { type GraphFormat, type LoadOptions, type LoadedGraph, detectFormat, loadGraph } from './formats/load.js';

@@ -17,6 +17,7 @@ import { registerExport } from './commands/export.js';
 import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
+import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { registerStoreCommands } from './commands/store.js';
 
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerExport(program);
   registerStoreCommands(program);
   registerCrawl(program);
+  registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -511,6 +511,13 @@ export class PostgresStore implements Store {
     return alignScores(rows.map((r) => ({ page: Number(r.page), value: r.value })), pageIds);
   }
 
+  async deleteRun(run: number): Promise<boolean> {
+    return this.transaction(async (client) => {
+      await client.query('DELETE FROM scores WHERE run = $1', [run]);
+      return ((await client.query('DELETE FROM runs WHERE id = $1', [run])).rowCount ?? 0) > 0;
+    });
+  }
+
   async reset(): Promise<void> {
     await this.pool.query('TRUNCATE scores, runs, links, pages, crawl_state RESTART IDENTITY');
   }

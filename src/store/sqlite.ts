@@ -368,6 +368,15 @@ export class SqliteStore implements Store {
     return alignScores(rows, pageIds);
   }
 
+  async deleteRun(run: number): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM scores WHERE run = ?').run(run);
+        return this.db.prepare('DELETE FROM runs WHERE id = ?').run(run).changes > 0;
+      })
+      .immediate();
+  }
+
   async reset(): Promise<void> {
     this.db
       .transaction(() => {

@@ -196,6 +196,9 @@ export interface Store {
   /** A run's scores lined up with pageIds (as loadGraph gives them); NaN for a page the run has no score of. */
   runScores(run: number, pageIds: Float64Array): Promise<Float64Array>;
 
+  /** Deletes a run and its scores; false when there is no such run. */
+  deleteRun(run: number): Promise<boolean>;
+
   /** Deletes every page, link, run and score (the paper's "delete the data and start again"). */
   reset(): Promise<void>;
 
@@ -223,6 +226,8 @@ export const CRAWL_STATE = {
   recentRates: 'recent_rates',
   /** Adaptive OPIC's Interpolation window T (G-time) that the stored window_history values are relative to. */
   window: 'opic_window',
+  /** The live PageRank's best pages at the checkpoint (crawl/live-state.ts). */
+  liveRank: 'live_rank',
 } as const;
 
 /** OPIC's global state as crawl_state stores it. */
