@@ -230,6 +230,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     runs: reports.flatMap((r) => (r.run === null ? [] : [r.run])),
     opicTime: last.opicTime,
     totalCash: 1,
+    live: null,
   };
 }
 
