@@ -199,7 +199,11 @@ export class SharedCrawlDb {
     private readonly pool: pg.Pool,
   ) {}
 
-  static async open(url: string, location: string): Promise<SharedCrawlDb> {
+  /**
+   * Opens the shared-crawl tables of a store; `create` adds them when missing (the store's owner
+   * does, when a crawl is created). Joining needs only data rights on them.
+   */
+  static async open(url: string, location: string, options: { create?: boolean } = {}): Promise<SharedCrawlDb> {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     pool.on('error', () => undefined);
     const db = new SharedCrawlDb(location, pool);
@@ -207,7 +211,7 @@ export class SharedCrawlDb {
     const present = await pool.query<{ t: string | null; c: number }>(
       "SELECT to_regclass('shared_transfers')::text AS t, (SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'pages' AND column_name = 'part') AS c",
     );
-    if (present.rows[0]!.t !== null && present.rows[0]!.c > 0) return db;
+    if ((present.rows[0]!.t !== null && present.rows[0]!.c > 0) || options.create !== true) return db;
     await db.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(7244)');
       for (const statement of SHARED_SCHEMA) await client.query(statement);
@@ -235,6 +239,8 @@ export class SharedCrawlDb {
   }
 
   async job(): Promise<SharedJob | null> {
+    const exists = await this.pool.query<{ t: string | null }>("SELECT to_regclass('shared_crawl')::text AS t");
+    if (exists.rows[0]!.t === null) return null;
     const { rows } = await this.pool.query<JobRow>('SELECT * FROM shared_crawl WHERE id = 1');
     return rows.length === 0 ? null : jobFromRow(rows[0]!);
   }
@@ -278,7 +284,7 @@ export class SharedCrawlDb {
   }
 
   async markInstance(id: string, state: 'failed' | 'finished'): Promise<void> {
-    await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = now() WHERE id = $1', [id, state]);
+    await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = clock_timestamp() WHERE id = $1', [id, state]);
     await this.pool.query('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1', [id]);
   }
 
@@ -446,10 +452,10 @@ export class SharedCrawlDb {
         await run('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1 AND (part = ANY($2::int[]) OR $3)', [me, c.release, c.finishing]);
       }
       const keep = c.finishing ? [] : c.held.filter((p) => !released.has(p));
-      await client.query(`UPDATE shared_partitions SET lease_until = now() + $2 * interval '1 millisecond' WHERE owner = $1`, [me, leaseMs]);
+      await client.query(`UPDATE shared_partitions SET lease_until = clock_timestamp() + $2 * interval '1 millisecond' WHERE owner = $1`, [me, leaseMs]);
       const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
       await run(
-        `UPDATE shared_instances SET heartbeat = now(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
+        `UPDATE shared_instances SET heartbeat = clock_timestamp(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
            transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7 WHERE id = $1`,
         [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs],
       );
@@ -457,7 +463,7 @@ export class SharedCrawlDb {
       const letGo: number[] = [];
       if (!c.finishing && nextJob.status === 'running') {
         const alive = await client.query<{ id: string; state: string }>(
-          `SELECT id, state FROM shared_instances WHERE state IN ('working', 'waiting') AND heartbeat > now() - $1 * interval '1 millisecond'`,
+          `SELECT id, state FROM shared_instances WHERE state IN ('working', 'waiting') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond'`,
           [leaseMs],
         );
         const others = alive.rows.filter((r) => r.id !== me);
@@ -467,15 +473,15 @@ export class SharedCrawlDb {
         if (c.waiting) {
           // An instance with nothing to do takes its part of the free partitions that have work, whatever its share.
           const free = await client.query<{ n: number }>(
-            'SELECT count(*)::bigint AS n FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND unread > 0',
+            'SELECT count(*)::bigint AS n FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND unread > 0',
           );
           const waiting = 1 + others.filter((r) => r.state === 'waiting').length;
           want = Math.max(want, Math.ceil(free.rows[0]!.n / waiting));
         }
         if (want > 0) {
           const taken = await run(
-            `UPDATE shared_partitions SET owner = $1, lease_until = now() + $2 * interval '1 millisecond'
-             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND NOT (part = ANY($3::int[]))
+            `UPDATE shared_partitions SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
+             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND NOT (part = ANY($3::int[]))
                             AND ($5 OR unread > 0 OR $6) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
              RETURNING part`,
             // A waiting instance may take back what it let go: it has nothing else to do.
@@ -526,7 +532,7 @@ export class SharedCrawlDb {
       if (nextJob.status === 'running') {
         const left = await client.query<{ n: number }>('SELECT coalesce(sum(unread), 0)::bigint AS n FROM shared_partitions');
         if (left.rows[0]!.n === 0) {
-          const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = now() WHERE id = 1 RETURNING *");
+          const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = clock_timestamp() WHERE id = 1 RETURNING *");
           nextJob = jobFromRow(done.rows[0]!);
         }
       }
@@ -569,7 +575,7 @@ export class SharedCrawlDb {
   async othersAlive(me: string): Promise<number> {
     const job = await this.job();
     const { rows } = await this.pool.query<{ n: number }>(
-      `SELECT count(*)::bigint AS n FROM shared_instances WHERE id <> $1 AND state IN ('working', 'waiting') AND heartbeat > now() - $2 * interval '1 millisecond'`,
+      `SELECT count(*)::bigint AS n FROM shared_instances WHERE id <> $1 AND state IN ('working', 'waiting') AND heartbeat > clock_timestamp() - $2 * interval '1 millisecond'`,
       [me, job?.leaseMs ?? 30_000],
     );
     return rows[0]!.n;
@@ -645,7 +651,7 @@ export async function sharedInstances(pool: pg.Pool | pg.Client): Promise<Shared
 async function applyUnownedTransfers(client: pg.PoolClient): Promise<void> {
   await client.query(
     `WITH t AS (DELETE FROM shared_transfers st USING shared_partitions sp
-                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < now()) RETURNING st.target, st.amount),
+                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < clock_timestamp()) RETURNING st.target, st.amount),
           s AS (SELECT target, sum(amount) AS amount FROM t GROUP BY target)
      UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target`,
   );

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { sharedCrawlInstances } from '../../app/shared-crawl.js';
+import { printShares } from './crawl-shared.js';
 import { degreeSummary } from '../../analysis/degrees.js';
 import { stronglyConnectedComponents } from '../../analysis/scc.js';
 import type { LoadedGraph } from '../../formats/load.js';
@@ -102,8 +104,13 @@ export function registerStats(program: Command): void {
         const { fetched, failed, excluded, frontier } = await source.store.counts();
         Object.assign(stats, { fetched, failed, excluded, frontier });
       }
-      if (options.json === true) printJson(stats);
-      else printStats(stats);
+      // A crawl shared by several instances: each one's share of the pages.
+      const instances = source.store !== null && options.db !== undefined ? await sharedCrawlInstances(options.db) : [];
+      if (options.json === true) printJson(instances.length > 0 ? { ...stats, instances } : stats);
+      else {
+        printStats(stats);
+        if (instances.length > 0) await printShares(options.db!, '\nInstances of the shared crawl');
+      }
     });
   });
 }

@@ -4,6 +4,8 @@
  * reset (the queries of the Web Graph Analyzer paper's GUI, Section 4.5).
  */
 import { createInterface } from 'node:readline/promises';
+import { sharedCrawlInstances } from '../../app/shared-crawl.js';
+import { printShares } from './crawl-shared.js';
 import type { Command } from 'commander';
 import { OptionError, WgaError, ExitCode } from '../../errors.js';
 import { openStore } from '../../store/open.js';
@@ -189,12 +191,14 @@ export function registerStoreCommands(program: Command): void {
           const live = await store.liveOpicTop(k);
           if (live !== null) {
             if (options.json === true) {
-              printJson({ run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) });
+              const instances = await sharedCrawlInstances(options.db ?? '');
+              printJson({ run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })), ...(instances.length > 0 ? { instances } : {}) });
               return;
             }
             print(`OPIC estimates of the crawl in ${store.location}, as of its last checkpoint`);
             print();
             print(table([['rank', 'importance', 'page'], ...live.map((t, i) => [String(i + 1), score(t.value), safeLabel(t.page.url)])], [0]));
+            await printShares(options.db ?? '', '\nInstances of the shared crawl');
             return;
           }
         }
