@@ -1,12 +1,12 @@
-/** The options every command that reads a graph shares, and the loading itself. */
+/** The options every command that reads a graph shares; the loading itself is the application layer's (src/app/graph-source.ts). */
 import type { Command } from 'commander';
-import { OptionError } from '../errors.js';
-import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
-import { openStore } from '../store/open.js';
-import type { NewRun, Store } from '../store/store.js';
-import { choiceOption } from './values.js';
+import type { AppContext } from '../app/context.js';
+import { type GraphSource, loadGraphFile, saveRun, withGraph as withAppGraph } from '../app/graph-source.js';
+import { GRAPH_FORMATS, type LoadedGraph } from '../formats/load.js';
+import type { NewRun } from '../store/store.js';
 import { Progress } from './progress.js';
-import { count, megabytes } from './output.js';
+
+export type { GraphSource } from '../app/graph-source.js';
 
 export interface GraphInputOptions {
   format?: string;
@@ -21,13 +21,6 @@ export interface GraphInputOptions {
   json?: boolean;
   db?: string;
   save?: boolean;
-}
-
-/** A graph to analyse, from a file or from a store (then with the store's page ids, to save results). */
-export interface GraphSource extends LoadedGraph {
-  store: Store | null;
-  /** pageIds[v] = store id of graph page v, with a store. */
-  pageIds: Float64Array | null;
 }
 
 /** Options of commands that read a graph file or a store. */
@@ -58,61 +51,38 @@ export function addSaveOption(command: Command): Command {
   return command.option('--save', 'store the result as a run in the --db store (scores of every page)');
 }
 
+/** An application context that shows progress messages on stderr (unless --quiet), and the Progress to close. */
+export function progressContext(options: { quiet?: boolean }): { context: AppContext; progress: Progress } {
+  const progress = new Progress(options.quiet !== true);
+  return { context: { onProgress: (event) => progress.update(() => event.message) }, progress };
+}
+
 /**
  * Opens the graph named by the command's argument or its --db store, runs
  * `work` on it, and closes the store whatever happens.
  */
 export async function withGraph<T>(path: string | undefined, options: GraphInputOptions, work: (source: GraphSource) => Promise<T>): Promise<T> {
-  if (options.save === true && options.db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
-  if (path !== undefined && options.db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
-  if (path === undefined && options.db === undefined) throw new OptionError('graph', 'missing: give a graph file or --db STORE');
-  if (options.db === undefined) {
-    const loaded = await loadFromOptions(path!, options);
-    return work({ ...loaded, store: null, pageIds: null });
-  }
-  const started = performance.now();
-  const store = await openStore(options.db, { create: false });
-  try {
-    const { graph, pageIds } = await store.loadGraph();
-    const source: GraphSource = {
-      graph,
-      format: 'store',
-      path: store.location,
-      report: { rawEdges: graph.edgeCount, selfLoopsDropped: 0, duplicatesDropped: 0 },
-      seconds: (performance.now() - started) / 1000,
-      store,
-      pageIds,
-    };
-    return await work(source);
-  } finally {
-    await store.close();
-  }
+  const { context, progress } = progressContext(options);
+  return withAppGraph(
+    { path, db: options.db, file: options, ...(options.save === undefined ? {} : { save: options.save }) },
+    async (source) => {
+      progress.done();
+      return work(source);
+    },
+    context,
+  ).finally(() => progress.done());
 }
 
 /** With --save, stores the result as a run; returns its id (null without --save). */
 export async function saveRunIfAsked(source: GraphSource, options: GraphInputOptions, run: NewRun, scores: ArrayLike<number>): Promise<number | null> {
-  if (options.save !== true || source.store === null || source.pageIds === null) return null;
-  return source.store.saveRun(run, source.pageIds, scores);
+  if (options.save !== true) return null;
+  return saveRun(source, run, scores);
 }
 
 export async function loadFromOptions(path: string, options: GraphInputOptions): Promise<LoadedGraph> {
-  const progress = new Progress(options.quiet !== true);
-  const load: LoadOptions = {
-    format: choiceOption('--format', options.format, ['auto', ...GRAPH_FORMATS] as const, 'auto'),
-    separator: choiceOption('--separator', options.separator, ['auto', 'tab', 'comma', 'space'] as const, 'auto'),
-    header: options.header === undefined ? 'auto' : options.header,
-    ids: choiceOption('--ids', options.ids, ['auto', 'numeric'] as const, 'auto'),
-    weighted: options.weighted === true,
-    symmetric: options.undirected === true,
-    duplicates: options.countDuplicates === true ? 'count' : 'merge',
-    onProgress: ({ bytesRead, totalBytes, edges }) =>
-      progress.update(
-        () => `loading ${path}: ${megabytes(bytesRead)} of ${megabytes(totalBytes)}, ${count(edges)} links`,
-      ),
-    ...(options.labels === undefined ? {} : { labelsPath: options.labels }),
-  };
+  const { context, progress } = progressContext(options);
   try {
-    return await loadGraph(path, load);
+    return await loadGraphFile(path, options, context);
   } finally {
     progress.done();
   }

@@ -13,9 +13,11 @@ import { registerCrawl } from './commands/crawl.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExperiment } from './commands/experiment.js';
+import { registerExport } from './commands/export.js';
 import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
+import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { registerStoreCommands } from './commands/store.js';
 
@@ -41,8 +43,10 @@ export function buildProgram(): Command {
   registerCompare(program);
   registerAggregate(program);
   registerExperiment(program);
+  registerExport(program);
   registerStoreCommands(program);
   registerCrawl(program);
+  registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

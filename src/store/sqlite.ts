@@ -28,7 +28,7 @@ import {
   pageFromRow,
   runFromRow,
 } from './records.js';
-import { LINK_KIND_CODES, SQLITE_MIGRATIONS } from './schema.js';
+import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import {
   CRAWL_STATE,
   type CrawlBatch,
@@ -197,6 +197,31 @@ export class SqliteStore implements Store {
     })();
   }
 
+  async *pageBatches(batchSize = 10_000): AsyncIterable<PageRecord[]> {
+    const next = this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id > ? ORDER BY id LIMIT ?`);
+    let after = -1;
+    for (;;) {
+      const batch = (next.all(after, batchSize) as PageRow[]).map(pageFromRow);
+      if (batch.length === 0) return;
+      after = batch[batch.length - 1]!.id;
+      yield batch;
+    }
+  }
+
+  async *linkBatches(batchSize = 100_000): AsyncIterable<NewLink[]> {
+    const next = this.db.prepare(
+      'SELECT source, target, kind, nofollow FROM links WHERE (source, target, kind) > (?, ?, ?) ORDER BY source, target, kind LIMIT ?',
+    ).raw();
+    let after: [number, number, number] = [-1, -1, -1];
+    for (;;) {
+      const rows = next.all(...after, batchSize) as Array<[number, number, number, number]>;
+      if (rows.length === 0) return;
+      const last = rows[rows.length - 1]!;
+      after = [last[0], last[1], last[2]];
+      yield rows.map(([source, target, kind, nofollow]) => ({ source, target, kind: LINK_KIND_NAMES[kind] ?? 'anchor', nofollow: nofollow === 1 }));
+    }
+  }
+
   async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {
     const insert = this.db.prepare('INSERT INTO pages (url, url_key, host, depth) VALUES (?, ?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
     const find = this.db.prepare('SELECT id FROM pages WHERE url_key = ?').pluck();
@@ -341,6 +366,15 @@ export class SqliteStore implements Store {
   async runScores(run: number, pageIds: Float64Array): Promise<Float64Array> {
     const rows = this.db.prepare('SELECT page, value FROM scores WHERE run = ?').iterate(run) as IterableIterator<{ page: number; value: number }>;
     return alignScores(rows, pageIds);
+  }
+
+  async deleteRun(run: number): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM scores WHERE run = ?').run(run);
+        return this.db.prepare('DELETE FROM runs WHERE id = ?').run(run).changes > 0;
+      })
+      .immediate();
   }
 
   async reset(): Promise<void> {

@@ -166,6 +166,11 @@ export interface Store {
   /** The pages and the links of the given kinds as a graph (default: anchors and redirects). */
   loadGraph(kinds?: readonly LinkKind[]): Promise<StoredGraph>;
 
+  /** Every page with its columns, in id order, a batch at a time (for exports). */
+  pageBatches(batchSize?: number): AsyncIterable<PageRecord[]>;
+  /** Every stored link with its kind and nofollow flag, in (source, target, kind) order, a batch at a time. */
+  linkBatches(batchSize?: number): AsyncIterable<NewLink[]>;
+
   /** Ids of these URLs' pages, adding the missing ones (`keys` are their normalised forms). */
   addPages(urls: readonly string[], keys: readonly string[], depth?: number | null): Promise<number[]>;
   recordFetch(page: number, fetch: FetchRecord): Promise<void>;
@@ -190,6 +195,9 @@ export interface Store {
   topPages(run: number, limit: number): Promise<Array<{ page: PageRecord; value: number }>>;
   /** A run's scores lined up with pageIds (as loadGraph gives them); NaN for a page the run has no score of. */
   runScores(run: number, pageIds: Float64Array): Promise<Float64Array>;
+
+  /** Deletes a run and its scores; false when there is no such run. */
+  deleteRun(run: number): Promise<boolean>;
 
   /** Deletes every page, link, run and score (the paper's "delete the data and start again"). */
   reset(): Promise<void>;

@@ -14,7 +14,7 @@ import { type ServedWebsite, serveWebsite } from '../../src/experiments/website-
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
-import { temporaryDirectory } from '../helpers.js';
+import { missingToolTest, temporaryDirectory } from '../helpers.js';
 import { startTestServer } from '../store/postgres-server.js';
 import {
   type CrawlSnapshot,
@@ -553,11 +553,9 @@ describe('wga crawl (CLI)', () => {
 
 describe('a crawl into PostgreSQL', async () => {
   // In CI (WGA_REQUIRE_POSTGRES=1) a server that cannot start fails the run instead of skipping.
-  const required = process.env.WGA_REQUIRE_POSTGRES === '1';
   const pgServer = await startTestServer();
   if (typeof pgServer === 'string') {
-    if (required) it('starts a PostgreSQL server', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${pgServer}`));
-    else it('stores the same crawl as SQLite', (t) => t.skip(pgServer));
+    missingToolTest('stores the same crawl as SQLite', 'postgres', pgServer);
     return;
   }
   after(() => pgServer.stop());

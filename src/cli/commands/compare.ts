@@ -1,70 +1,40 @@
 import type { Command } from 'commander';
-import { kendallTau, meanRelativeError, spearman, topOverlap } from '../../analysis/compare.js';
-import { InputFormatError } from '../../errors.js';
+import { type CompareJson, compareRuns, compareScores } from '../../app/pages.js';
+import { withStore } from '../../app/graph-source.js';
 import { readScores } from '../../formats/scores.js';
 import { count, print, printJson, table } from '../output.js';
+import { integerOption } from '../values.js';
+
+export type { CompareJson } from '../../app/pages.js';
 
 interface CompareOptions {
   json?: boolean;
-}
-
-/** The `compare --json` contract (documented in the README). */
-export interface CompareJson {
-  reference: string;
-  other: string;
-  /** Pages in both files (the comparison is over these). */
-  pages: number;
-  onlyInReference: number;
-  onlyInOther: number;
-  kendallTau: number;
-  spearman: number;
-  /** Share of the reference's top k found in the other's top k, for k = 10, 100, 1000. */
-  topOverlap: Record<'10' | '100' | '1000', number>;
-  /** The OPIC paper's mean of 100 |other - reference| / reference, in percent. */
-  meanRelativeError: { all: number; top10Percent: number };
+  db?: string;
 }
 
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('compare two score files (as written by rank --out): Kendall tau, Spearman, top-k overlap, relative error')
-    .argument('<reference>', 'score file taken as the reference (e.g. exact PageRank)')
-    .argument('<other>', 'score file compared with it (e.g. Monte Carlo or OPIC)')
+    .description('compare two score files (as written by rank --out), or two runs of a --db store: Kendall tau, Spearman, top-k overlap, relative error')
+    .argument('<reference>', 'score file taken as the reference (e.g. exact PageRank); with --db, a run id')
+    .argument('<other>', 'score file compared with it (e.g. Monte Carlo or OPIC); with --db, a run id')
+    .option('--db <store>', 'compare two runs stored in this store (SQLite file or postgres:// URL)')
     .option('--json', 'print one JSON document')
     .action(async (referencePath: string, otherPath: string, options: CompareOptions) => {
-      const reference = await readScores(referencePath);
-      const other = await readScores(otherPath);
-      const a: number[] = [];
-      const b: number[] = [];
-      for (const [label, value] of reference) {
-        const match = other.get(label);
-        if (match !== undefined) {
-          a.push(value);
-          b.push(match);
-        }
+      let report: CompareJson;
+      if (options.db !== undefined) {
+        const reference = integerOption('<reference>', referencePath, 0, 1);
+        const other = integerOption('<other>', otherPath, 0, 1);
+        report = await withStore(options.db, (store) => compareRuns(store, reference, other));
+      } else {
+        report = compareScores(await readScores(referencePath), await readScores(otherPath), { reference: referencePath, other: otherPath });
       }
-      if (a.length < 2) {
-        throw new InputFormatError(otherPath, undefined, `shares ${a.length} page label(s) with ${referencePath}; nothing to compare`);
-      }
-      const x = Float64Array.from(a);
-      const y = Float64Array.from(b);
-      const report: CompareJson = {
-        reference: referencePath,
-        other: otherPath,
-        pages: x.length,
-        onlyInReference: reference.size - x.length,
-        onlyInOther: other.size - x.length,
-        kendallTau: kendallTau(x, y),
-        spearman: spearman(x, y),
-        topOverlap: { '10': topOverlap(x, y, 10), '100': topOverlap(x, y, 100), '1000': topOverlap(x, y, 1000) },
-        meanRelativeError: meanRelativeError(y, x),
-      };
       if (options.json === true) {
         printJson(report);
         return;
       }
       print(
-        `${count(report.pages)} pages in both files` +
+        `${count(report.pages)} pages in both ${options.db === undefined ? 'files' : 'runs'}` +
           (report.onlyInReference + report.onlyInOther > 0
             ? ` (${count(report.onlyInReference)} only in the reference, ${count(report.onlyInOther)} only in the other)`
             : ''),

@@ -6,123 +6,17 @@
  * fetches finish, a last checkpoint is written); a second Ctrl-C leaves at
  * once, and the crawl resumes from its last checkpoint.
  */
-import { resolve as resolvePath } from 'node:path';
 import type { Command } from 'commander';
-import { Crawler, type CrawlProgress, type CrawlReport } from '../../crawl/crawler.js';
+import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, collect, runCrawl } from '../../app/crawl.js';
+import type { CrawlProgress } from '../../crawl/crawler.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
-import { HOST_SCOPES } from '../../crawl/scope.js';
-import { type CrawlSettings, compileSettings, completeSettings } from '../../crawl/settings.js';
 import { OptionError } from '../../errors.js';
 import { openStore } from '../../store/open.js';
-import { CRAWL_STATE, type PageRecord, type Store } from '../../store/store.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
-import { choiceOption, integerOption, numberOption } from '../values.js';
+import { integerOption } from '../values.js';
 
-interface CrawlCliOptions {
-  db?: string;
-  resume?: boolean;
-  filter?: string[];
-  fence?: string[];
-  extensions?: string;
-  hosts?: string;
-  allowIp?: string[];
-  denyIp?: string[];
-  ipCountry?: string;
-  country?: string[];
-  denyCountry?: string[];
-  resolve?: string[];
-  delay?: string;
-  perHost?: string;
-  concurrency?: string;
-  maxPages?: string;
-  maxDepth?: string;
-  maxTime?: string;
-  strategy?: string;
-  bufferSize?: string;
-  refresh?: boolean;
-  window?: string;
-  focus?: string[];
-  focusShare?: string;
-  discoveryShare?: string;
-  damping?: string;
-  retries?: string;
-  retryDelay?: string;
-  userAgent?: string;
-  timeout?: string;
-  maxBody?: string;
-  maxRedirects?: string;
-  checkpoint?: string;
-  live?: boolean;
-  liveInterval?: string;
-  top?: string;
-  quiet?: boolean;
-  json?: boolean;
-}
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-/** The settings the command line gives explicitly (the rest comes from the store or the defaults). */
-export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSettings> {
-  const s: Partial<CrawlSettings> = {};
-  if (options.filter !== undefined) s.filters = options.filter;
-  if (options.fence !== undefined) s.fences = options.fence;
-  if (options.extensions !== undefined) {
-    s.extensions = options.extensions === 'any' ? null : options.extensions.split(',').map((e) => e.trim().replace(/^\./, '').toLowerCase()).filter((e) => e !== '');
-  }
-  if (options.hosts !== undefined) s.hosts = choiceOption('--hosts', options.hosts, HOST_SCOPES, 'seeds');
-  if (options.allowIp !== undefined) s.allowIp = options.allowIp;
-  if (options.denyIp !== undefined) s.denyIp = options.denyIp;
-  if (options.ipCountry !== undefined) s.ipCountryFile = resolvePath(options.ipCountry);
-  if (options.country !== undefined) s.countries = options.country;
-  if (options.denyCountry !== undefined) s.denyCountries = options.denyCountry;
-  if (options.resolve !== undefined) {
-    s.resolve = Object.fromEntries(
-      options.resolve.map((entry) => {
-        const at = entry.lastIndexOf('=');
-        if (at <= 0) throw new OptionError('--resolve', `expected HOST=ADDRESS, got '${entry}'`);
-        return [entry.slice(0, at).toLowerCase(), entry.slice(at + 1)];
-      }),
-    );
-  }
-  if (options.delay !== undefined) s.delayMs = numberOption('--delay', options.delay, 0, { min: 0 });
-  if (options.perHost !== undefined) s.perHost = integerOption('--per-host', options.perHost, 1, 1);
-  if (options.concurrency !== undefined) s.concurrency = integerOption('--concurrency', options.concurrency, 8, 1);
-  if (options.maxPages !== undefined) s.maxPages = integerOption('--max-pages', options.maxPages, 0, 0);
-  if (options.maxDepth !== undefined) s.maxDepth = integerOption('--max-depth', options.maxDepth, 0, 0);
-  if (options.maxTime !== undefined) s.maxTimeMs = 1000 * numberOption('--max-time', options.maxTime, 0, { min: 0, exclusiveMin: true });
-  if (options.strategy !== undefined) s.strategy = choiceOption('--strategy', options.strategy, CRAWL_STRATEGIES, 'greedy');
-  if (options.bufferSize !== undefined) s.bufferSize = integerOption('--buffer-size', options.bufferSize, 100, 1);
-  if (options.refresh !== undefined) s.refresh = options.refresh;
-  if (options.window !== undefined) s.windowPasses = numberOption('--window', options.window, 4, { min: 0, exclusiveMin: true });
-  if (options.focus !== undefined) s.focus = options.focus;
-  if (options.focusShare !== undefined) s.focusShare = numberOption('--focus-share', options.focusShare, 0.5, { min: 0, max: 1 });
-  if (options.discoveryShare !== undefined) s.discoveryShare = numberOption('--discovery-share', options.discoveryShare, 0, { min: 0, max: 1 });
-  if (options.damping !== undefined) s.damping = numberOption('--damping', options.damping, 0.85, { min: 0, max: 1 });
-  if (options.retries !== undefined) s.retries = integerOption('--retries', options.retries, 2, 0);
-  if (options.retryDelay !== undefined) s.retryDelayMs = numberOption('--retry-delay', options.retryDelay, 1000, { min: 0 });
-  if (options.userAgent !== undefined) s.userAgent = options.userAgent;
-  if (options.timeout !== undefined) s.pageTimeoutMs = 1000 * numberOption('--timeout', options.timeout, 60, { min: 0, exclusiveMin: true });
-  if (options.maxBody !== undefined) s.maxBodyBytes = integerOption('--max-body', options.maxBody, 10 * 1024 * 1024, 1);
-  if (options.maxRedirects !== undefined) s.maxRedirects = integerOption('--max-redirects', options.maxRedirects, 10, 0);
-  if (options.live !== undefined) s.live = options.live;
-  if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
-  if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
-  return s;
-}
-
-/** The crawl's settings: stored ones on --resume, overridden by what the command line gives. */
-export async function crawlSettings(store: Store, seeds: string[], options: CrawlCliOptions): Promise<CrawlSettings> {
-  const given = settingsFromOptions(options);
-  let stored: Partial<CrawlSettings> & { seeds: string[] } = { seeds: [] };
-  if (options.resume === true) {
-    const text = (await store.crawlState())[CRAWL_STATE.settings];
-    if (text !== undefined) stored = JSON.parse(text) as CrawlSettings;
-  }
-  const merged = { ...stored, ...given, seeds: [...new Set([...stored.seeds, ...seeds])] };
-  // With --filter describing the sector, hosts are not limited to the seeds' unless asked.
-  if (merged.hosts === undefined && (merged.filters?.length ?? 0) > 0) merged.hosts = 'any';
-  return completeSettings(merged);
-}
+export { type CrawlJson, crawlSettings, settingsFromOptions } from '../../app/crawl.js';
+import { sharedCrawlCommand, wantsSharedCrawl } from './crawl-shared.js';
 
 export function progressLine(p: CrawlProgress): string {
   // The live PageRank's ranking when there is one, else OPIC's estimates.
@@ -132,14 +26,6 @@ export function progressLine(p: CrawlProgress): string {
     `${count(p.fetched)} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${count(p.frontier)}, ` +
     `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight${top === '' ? '' : ` | ${label}: ${top}`}`
   );
-}
-
-/** The `crawl --json` contract (documented in the README). */
-export interface CrawlJson extends CrawlReport {
-  store: string;
-  seeds: string[];
-  settings: CrawlSettings;
-  top: Array<{ rank: number; url: string; importance: number; status: number | null }>;
 }
 
 export function registerCrawl(program: Command): void {
@@ -186,11 +72,17 @@ export function registerCrawl(program: Command): void {
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--json', 'print one JSON document at the end')
+    .option('--shared', 'start a crawl several processes work on together (PostgreSQL store); more join with --join')
+    .option('--join', 'work on the shared crawl in the store until it is finished (any machine that reaches the database)')
+    .option('--instances <n>', 'a shared crawl worked on by N processes of this machine (starts it, or joins it with --join)')
+    .option('--partitions <n>', 'shared crawl: partitions the hosts are split into (default: 64)')
+    .option('--lease <ms>', 'shared crawl: an instance silent this long loses its partitions to the others (default: 30000)')
     .action(async (seeds: string[], options: CrawlCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'missing: the store to crawl into (a SQLite file or a postgres:// URL)');
-      const k = integerOption('--top', options.top, 10, 1);
+      if (wantsSharedCrawl(options)) return sharedCrawlCommand(seeds, { ...options, db: options.db });
+      integerOption('--top', options.top, 10, 1);
       // Options are checked before the store is opened, so that a mistyped command creates no file.
-      compileSettings(completeSettings({ ...settingsFromOptions(options), seeds }), []);
+      checkCrawlOptions(seeds, options);
       const store = await openStore(options.db, { create: true });
       const controller = new AbortController();
       let interrupts = 0;
@@ -204,20 +96,25 @@ export function registerCrawl(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
-        const settings = await crawlSettings(store, seeds, options);
         const tty = process.stderr.isTTY === true;
-        const report = await Crawler.run(store, settings, {
-          resume: options.resume === true,
-          signal: controller.signal,
-          progressMs: tty ? 500 : 5000,
-          ...(options.quiet === true
-            ? {}
-            : { onProgress: (p: CrawlProgress) => process.stderr.write(tty ? `\r\x1b[K${progressLine(p).slice(0, (process.stderr.columns ?? 200) - 1)}` : `${progressLine(p)}\n`) }),
-        });
+        const report = await runCrawl(
+          store,
+          seeds,
+          { ...options, progressMs: tty ? 500 : 5000 },
+          {
+            signal: controller.signal,
+            ...(options.quiet === true
+              ? {}
+              : {
+                  onProgress: (event) => {
+                    const line = progressLine(event.data as unknown as CrawlProgress);
+                    process.stderr.write(tty ? `\r\x1b[K${line.slice(0, (process.stderr.columns ?? 200) - 1)}` : `${line}\n`);
+                  },
+                }),
+          },
+        );
         if (options.quiet !== true && tty) process.stderr.write('\r\x1b[K');
-        // runs[0] is plain OPIC's estimate (see printReport).
-        const top = (await store.topPages(report.runs[0]!, k)).map((t, i) => ({ rank: i + 1, page: t.page, value: t.value }));
-        printReport(store.location, settings, report, top, options.json === true);
+        printReport(report, options.json === true);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -226,18 +123,12 @@ export function registerCrawl(program: Command): void {
     });
 }
 
-function printReport(location: string, settings: CrawlSettings, report: CrawlReport, top: Array<{ rank: number; page: PageRecord; value: number }>, json: boolean): void {
+function printReport(report: CrawlJson, json: boolean): void {
   if (json) {
-    const result: CrawlJson = {
-      store: location,
-      seeds: settings.seeds,
-      ...report,
-      settings,
-      top: top.map((t) => ({ rank: t.rank, url: t.page.url, importance: t.value, status: t.page.status })),
-    };
-    printJson(result);
+    printJson(report);
     return;
   }
+  const { store: location, settings, top } = report;
   const stopped = { done: 'frontier empty', 'max-pages': '--max-pages reached', 'max-time': '--max-time reached', stopped: 'stopped' }[report.stoppedBy];
   print(`crawled into ${location} in ${seconds(report.seconds)} (${stopped}): ${count(report.known)} pages known, ${count(report.fetched)} fetched`);
   print(
@@ -256,7 +147,7 @@ function printReport(location: string, settings: CrawlSettings, report: CrawlRep
   // The plain OPIC estimate: Adaptive OPIC's (saved as its own run with --refresh) only means something
   // once the crawl has lasted several windows (--window passes), and is noisier on a site that does not change.
   print(`\nMost important pages (OPIC estimate${settings.refresh ? `; Adaptive OPIC's is run ${report.runs[1] ?? '-'}` : ''}):`);
-  print(table([['rank', 'importance', 'status', 'page'], ...top.map((t) => [String(t.rank), score(t.value), t.page.status === null ? '-' : String(t.page.status), safeLabel(t.page.url)])], [0, 1]));
+  print(table([['rank', 'importance', 'status', 'page'], ...top.map((t) => [String(t.rank), score(t.importance), t.status === null ? '-' : String(t.status), safeLabel(t.url)])], [0, 1]));
   if (report.frontier > 0) {
     const more = report.stoppedBy === 'max-pages' && settings.maxPages !== null ? ` --max-pages ${settings.maxPages * 2}` : '';
     print(`\n${count(report.frontier)} known pages were not fetched; continue with: wga crawl --resume --db ${location}${more}`);

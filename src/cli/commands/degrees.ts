@@ -1,23 +1,14 @@
 import type { Command } from 'commander';
-import { type DegreeDistribution, type DegreeSummary, degreeSummary, inDegrees, outDegrees } from '../../analysis/degrees.js';
-import { topK } from '../../analysis/top.js';
-import type { Graph } from '../../graph/graph.js';
+import type { DegreeDistribution } from '../../analysis/degrees.js';
+import { type DegreesJson, degrees } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, percent, print, printJson, safeLabel, table } from '../output.js';
 import { integerOption } from '../values.js';
 
+export type { DegreesJson } from '../../app/structure.js';
+
 interface DegreesOptions extends GraphInputOptions {
   top?: string;
-}
-
-/** The `degrees --json` contract (documented in the README): the summary plus the top pages. */
-export type DegreesJson = DegreeSummary & {
-  topIn: Array<{ label: string; degree: number }>;
-  topOut: Array<{ label: string; degree: number }>;
-};
-
-function topByDegree(graph: Graph, degrees: Int32Array, k: number): Array<{ label: string; degree: number }> {
-  return Array.from(topK(degrees, k), (id) => ({ label: graph.labels.label(id), degree: degrees[id]! }));
 }
 
 /** Sums a distribution over the bins [1], [2,3], [4,7], ...: readable at any scale. */
@@ -45,17 +36,11 @@ export function registerDegrees(program: Command): void {
       .option('--json', 'print one JSON document (with the full distributions)'),
   ).action(async (path: string | undefined, options: DegreesOptions) => {
     const k = integerOption('--top', options.top, 10, 0);
-    await withGraph(path, options, async ({ graph }) => report(graph, k, options));
+    await withGraph(path, options, async (source) => show(degrees(source, { top: k }), k, options));
   });
 }
 
-function report(graph: Graph, k: number, options: DegreesOptions): void {
-  const summary = degreeSummary(graph);
-  const report: DegreesJson = {
-    ...summary,
-    topIn: topByDegree(graph, inDegrees(graph), k),
-    topOut: topByDegree(graph, outDegrees(graph), k),
-  };
+function show(report: DegreesJson, k: number, options: DegreesOptions): void {
   if (options.json === true) {
     printJson(report);
     return;

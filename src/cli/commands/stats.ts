@@ -1,69 +1,8 @@
 import type { Command } from 'commander';
-import { degreeSummary } from '../../analysis/degrees.js';
-import { stronglyConnectedComponents } from '../../analysis/scc.js';
-import type { LoadedGraph } from '../../formats/load.js';
-import type { BuildReport } from '../../graph/builder.js';
-import type { Graph } from '../../graph/graph.js';
+export { type StatsJson, graphStats, summarise } from '../../app/stats.js';
+import { type StatsJson, stats } from '../../app/stats.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
-
-/** The `stats --json` contract (documented in the README). */
-export interface StatsJson {
-  file: string;
-  format: string;
-  nodes: number;
-  edges: number;
-  selfLoopsDropped: number;
-  duplicatesDropped: number;
-  danglingNodes: number;
-  scc: { count: number; largest: number };
-  unreferencedNodes: number;
-  isolatedNodes: number;
-  meanDegree: number;
-  maxInDegree: number;
-  maxOutDegree: number;
-  weighted: boolean;
-  memory: { graphBytes: number; bytesPerEdge: number };
-  timings: { load: number; analysis: number };
-  /** With --db only: the crawl's page counts (see StoreCounts). */
-  fetched?: number;
-  failed?: number;
-  excluded?: number;
-  frontier?: number;
-}
-
-/** The characteristics `stats` reports, for any built graph. */
-export function summarise(graph: Graph, report: BuildReport): Omit<StatsJson, 'file' | 'format' | 'timings'> {
-  const degrees = degreeSummary(graph);
-  const scc = stronglyConnectedComponents(graph);
-  const graphBytes = graph.memoryBytes();
-  return {
-    nodes: graph.nodeCount,
-    edges: graph.edgeCount,
-    selfLoopsDropped: report.selfLoopsDropped,
-    duplicatesDropped: report.duplicatesDropped,
-    danglingNodes: degrees.danglingNodes,
-    scc: { count: scc.count, largest: scc.largest },
-    unreferencedNodes: degrees.unreferencedNodes,
-    isolatedNodes: degrees.isolatedNodes,
-    meanDegree: degrees.meanDegree,
-    maxInDegree: degrees.maxInDegree,
-    maxOutDegree: degrees.maxOutDegree,
-    weighted: graph.weighted,
-    memory: { graphBytes, bytesPerEdge: graph.edgeCount === 0 ? 0 : graphBytes / graph.edgeCount },
-  };
-}
-
-export function graphStats(loaded: LoadedGraph): StatsJson {
-  const started = performance.now();
-  const summary = summarise(loaded.graph, loaded.report);
-  return {
-    file: loaded.path,
-    format: loaded.format,
-    ...summary,
-    timings: { load: loaded.seconds, analysis: (performance.now() - started) / 1000 },
-  };
-}
 
 export function printStats(stats: StatsJson): void {
   const n = stats.nodes;
@@ -97,13 +36,9 @@ export function registerStats(program: Command): void {
       .option('--json', 'print one JSON document'),
   ).action(async (path: string | undefined, options: GraphInputOptions) => {
     await withGraph(path, options, async (source) => {
-      const stats = graphStats(source);
-      if (source.store !== null) {
-        const { fetched, failed, excluded, frontier } = await source.store.counts();
-        Object.assign(stats, { fetched, failed, excluded, frontier });
-      }
-      if (options.json === true) printJson(stats);
-      else printStats(stats);
+      const result = await stats(source);
+      if (options.json === true) printJson(result);
+      else printStats(result);
     });
   });
 }

@@ -5,11 +5,13 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { OptionError, WgaError, ExitCode } from '../../errors.js';
+import { importGraph, resetStore } from '../../app/data.js';
+import { withStore as withAppStore } from '../../app/graph-source.js';
+import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../../app/pages.js';
+import { OptionError } from '../../errors.js';
+import type { PageRecord, Store } from '../../store/store.js';
+import { type GraphInputOptions, addGraphFileOptions, progressContext } from '../graph-input.js';
 import { liveTop } from '../../app/live-rank.js';
-import { openStore } from '../../store/open.js';
-import type { LinkRecord, PageRecord, Store } from '../../store/store.js';
-import { type GraphInputOptions, addGraphFileOptions, loadFromOptions } from '../graph-input.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
 
@@ -24,37 +26,13 @@ function requireDb(options: StoreOptions): string {
 }
 
 async function withStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>, create = false): Promise<T> {
-  const store = await openStore(requireDb(options), { create });
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
+  return withAppStore(requireDb(options), work, { create });
 }
 
-/** The `page --json` contract (documented in the README). */
-export interface PageJson {
-  url: string;
-  key: string;
-  host: string;
-  status: number | null;
-  contentType: string | null;
-  fetchedAt: string | null;
-  title: string | null;
-  inDegree: number;
-  outDegree: number;
-  inLinks: string[];
-  outLinks: string[];
-  /** Every stored score of the page: run id, method and value. */
-  scores: Array<{ run: number; method: string; value: number }>;
-}
+export type { PageJson } from '../../app/pages.js';
 
-function pageRow(page: PageRecord): string[] {
+function pageRow(page: Pick<PageRecord, 'id' | 'status' | 'url'>): string[] {
   return [String(page.id), page.status === null ? '-' : String(page.status), safeLabel(page.url)];
-}
-
-function linkList(links: LinkRecord[]): string[] {
-  return links.map((l) => (l.kind === 'anchor' && !l.nofollow ? l.url : `${l.url} (${l.kind}${l.nofollow ? ', nofollow' : ''})`));
 }
 
 export function registerStoreCommands(program: Command): void {
@@ -67,23 +45,16 @@ export function registerStoreCommands(program: Command): void {
       .option('--json', 'print one JSON document'),
   ).action(async (path: string, options: GraphInputOptions) => {
     const db = requireDb(options);
-    const loaded = await loadFromOptions(path, options);
-    await withStore(
-      { db },
-      async (store) => {
-        const report = await store.importGraph(loaded.graph);
-        const counts = await store.counts();
-        const result = { file: path, store: store.location, ...report, load: loaded.seconds, pages: counts.pages, links: counts.links };
-        if (options.json === true) printJson(result);
-        else {
-          print(
-            `imported ${path} into ${store.location}: ${count(report.pagesAdded)} pages and ${count(report.linksAdded)} links added ` +
-              `(store: ${count(counts.pages)} pages, ${count(counts.links)} links); read ${seconds(loaded.seconds)}, write ${seconds(report.seconds)}`,
-          );
-        }
-      },
-      true,
-    );
+    // The file is read before the store is opened, so that a bad file creates no store.
+    const { context, progress } = progressContext(options);
+    const result = await withStore({ db }, (store) => importGraph(store, path, options, context), true).finally(() => progress.done());
+    if (options.json === true) printJson(result);
+    else {
+      print(
+        `imported ${path} into ${result.store}: ${count(result.pagesAdded)} pages and ${count(result.linksAdded)} links added ` +
+          `(store: ${count(result.pages)} pages, ${count(result.links)} links); read ${seconds(result.load)}, write ${seconds(result.seconds)}`,
+      );
+    }
   });
 
   program
@@ -96,37 +67,17 @@ export function registerStoreCommands(program: Command): void {
     .action(async (url: string, options: StoreOptions & { limit?: string }) => {
       const limit = integerOption('--limit', options.limit, 20, 0);
       await withStore(options, async (store) => {
-        const page = await store.pageByUrl(url);
-        if (page === null) throw new WgaError(`${store.location}: no page '${safeLabel(url)}' in the store`, ExitCode.usage);
-        const [inLinks, outLinks, degrees, scores] = await Promise.all([
-          store.links(page.id, 'in'),
-          store.links(page.id, 'out'),
-          store.degrees(page.id),
-          store.scoresOf(page.id),
-        ]);
-        const report: PageJson = {
-          url: page.url,
-          key: page.key,
-          host: page.host,
-          status: page.status,
-          contentType: page.contentType,
-          fetchedAt: page.fetchedAt === null ? null : new Date(page.fetchedAt).toISOString(),
-          title: page.title,
-          inDegree: degrees.inDegree,
-          outDegree: degrees.outDegree,
-          inLinks: linkList(inLinks),
-          outLinks: linkList(outLinks),
-          scores,
-        };
+        const report = await pageDetail(store, url);
+        const { inDegree, outDegree, scores } = report;
         if (options.json === true) {
           printJson(report);
           return;
         }
         print(table([
-          ['page', safeLabel(page.url)],
-          ['title', page.title === null ? '-' : safeLabel(page.title)],
-          ['fetched', page.fetchedAt === null ? 'never' : `${report.fetchedAt} (status ${page.status}, ${page.contentType ?? '?'})`],
-          ['links', `${count(degrees.inDegree)} in, ${count(degrees.outDegree)} out`],
+          ['page', safeLabel(report.url)],
+          ['title', report.title === null ? '-' : safeLabel(report.title)],
+          ['fetched', report.fetchedAt === null ? 'never' : `${report.fetchedAt} (status ${report.status}, ${report.contentType ?? '?'})`],
+          ['links', `${count(inDegree)} in, ${count(outDegree)} out`],
         ]));
         if (scores.length > 0) {
           print('\nstored scores');
@@ -158,18 +109,15 @@ export function registerStoreCommands(program: Command): void {
       if (options.linksTo === true && options.linkedFrom === true) throw new OptionError('--links-to', 'cannot be combined with --linked-from');
       const mode = options.prefix === true ? 'prefix' : 'substring';
       await withStore(options, async (store) => {
-        const pages =
-          options.linksTo === true
-            ? await store.searchByNeighbour(text, 'in', { mode, limit })
-            : options.linkedFrom === true
-              ? await store.searchByNeighbour(text, 'out', { mode, limit })
-              : await store.searchPages(text, { mode, limit });
+        const by = options.linksTo === true ? 'linksTo' : options.linkedFrom === true ? 'linkedFrom' : 'url';
+        const result = await search(store, text, { mode, by, limit });
         if (options.json === true) {
-          printJson({ query: text, mode, pages: pages.map((p) => ({ id: p.id, url: p.url, status: p.status, title: p.title })) });
+          printJson(result);
           return;
         }
+        const { pages } = result;
         if (pages.length === 0) print('no page found');
-        else print(table([['id', 'status', 'url'], ...pages.map(pageRow)], [0]));
+        else print(table([['id', 'status', 'url'], ...pages.map((p) => pageRow(p))], [0]));
       });
     });
 
@@ -202,38 +150,65 @@ export function registerStoreCommands(program: Command): void {
           print(table([['rank', 'pagerank', 'page'], ...live.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.url)])], [0]));
           return;
         }
-        if (options.score === 'opic' && options.run === undefined) {
-          const live = await store.liveOpicTop(k);
-          if (live !== null) {
-            if (options.json === true) {
-              printJson({ run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) });
-              return;
-            }
-            print(`OPIC estimates of the crawl in ${store.location}, as of its last checkpoint`);
-            print();
-            print(table([['rank', 'importance', 'page'], ...live.map((t, i) => [String(i + 1), score(t.value), safeLabel(t.page.url)])], [0]));
-            return;
-          }
-        }
-        const run =
-          options.run === undefined
-            ? await store.latestRun(options.score)
-            : (await store.runs()).find((r) => r.id === integerOption('--run', options.run, 0, 1)) ?? null;
-        if (run === null) {
-          throw new WgaError(
-            `${store.location}: no stored ${options.run === undefined ? `'${options.score}' run` : `run ${options.run}`}; ` +
-              `save one with: wga rank --db ${store.location} --method ${options.score} --save`,
-            ExitCode.usage,
-          );
-        }
-        const top = await store.topPages(run.id, k);
+        const run = options.run === undefined ? undefined : integerOption('--run', options.run, 0, 1);
+        const result = await topPages(store, { method: options.score, run, k });
         if (options.json === true) {
-          printJson({ run, top: top.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) });
+          printJson(result);
           return;
         }
-        print(`run ${run.id}: ${run.method} of ${count(run.pages)} pages, ${new Date(run.finishedAt).toISOString()}`);
+        if (result.run === null) print(`OPIC estimates of the crawl in ${store.location}, as of its last checkpoint`);
+        else print(`run ${result.run.id}: ${result.run.method} of ${count(result.run.pages)} pages, ${new Date(result.run.finishedAt).toISOString()}`);
         print();
-        print(table([['rank', 'score', 'page'], ...top.map((t, i) => [String(i + 1), score(t.value), safeLabel(t.page.url)])], [0]));
+        const head = result.run === null ? 'importance' : 'score';
+        print(table([['rank', head, 'page'], ...result.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.url)])], [0]));
+      });
+    });
+
+  program
+    .command('runs')
+    .description('the analysis runs kept in a store: list them, export one\'s scores, delete one')
+    .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
+    .option('--export <id>', 'print the scores of run ID ("label<TAB>score" lines, best first, as rank --out writes them)')
+    .option('--delete <id>', 'delete run ID and its scores')
+    .option('--json', 'print one JSON document')
+    .action(async (options: StoreOptions & { export?: string; delete?: string }) => {
+      if (options.export !== undefined && options.delete !== undefined) throw new OptionError('--export', 'cannot be combined with --delete');
+      await withStore(options, async (store) => {
+        if (options.export !== undefined) {
+          process.stdout.write(await runScoresTsv(store, integerOption('--export', options.export, 0, 1)));
+          return;
+        }
+        if (options.delete !== undefined) {
+          const result = await deleteRun(store, integerOption('--delete', options.delete, 0, 1));
+          if (options.json === true) printJson(result);
+          else print(`deleted run ${result.deleted.id} (${result.deleted.method} of ${count(result.deleted.pages)} pages) from ${store.location}`);
+          return;
+        }
+        const result = await listRuns(store);
+        if (options.json === true) {
+          printJson(result);
+          return;
+        }
+        if (result.runs.length === 0) print(`no stored runs in ${store.location}`);
+        else {
+          print(
+            table(
+              [
+                ['run', 'method', 'pages', 'iterations', 'residual', 'finished'],
+                ...result.runs.map((r) => [
+                  String(r.id),
+                  safeLabel(r.method),
+                  count(r.pages),
+                  r.iterations === null ? '-' : count(r.iterations),
+                  r.residual === null ? '-' : r.residual.toExponential(2),
+                  new Date(r.finishedAt).toISOString(),
+                ]),
+              ],
+              [0, 2, 3],
+            ),
+          );
+        }
+        if (result.live.some((l) => l.available)) print('\nlive: the OPIC estimates of the crawl in the store (wga top --score opic)');
       });
     });
 
@@ -259,8 +234,8 @@ export function registerStoreCommands(program: Command): void {
             return;
           }
         }
-        await store.reset();
-        print(`deleted ${count(counts.pages)} pages, ${count(counts.links)} links and ${count(counts.runs)} runs from ${store.location}`);
+        const { deleted } = await resetStore(store);
+        print(`deleted ${count(deleted.pages)} pages, ${count(deleted.links)} links and ${count(deleted.runs)} runs from ${store.location}`);
       });
     });
 }

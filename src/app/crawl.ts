@@ -1,0 +1,220 @@
+/**
+ * `crawl`: collect a sector of the web into a store with OPIC importance on-line (crawl/crawler.ts).
+ * Settings are kept in the store, so a resumed crawl continues with the same ones; options given
+ * with resume change them. The status of the crawl in a store (by whichever process) is read from
+ * the store's crawl state, current to its last checkpoint.
+ */
+import { resolve as resolvePath } from 'node:path';
+import { Crawler, type CrawlProgress, type CrawlReport } from '../crawl/crawler.js';
+import { CRAWL_STRATEGIES } from '../crawl/frontier.js';
+import { HOST_SCOPES } from '../crawl/scope.js';
+import { type CrawlSettings, compileSettings, completeSettings } from '../crawl/settings.js';
+import { OptionError } from '../errors.js';
+import { CRAWL_STATE, type CrawlLock, type Store, parseOpicState } from '../store/store.js';
+import { type AppContext, quietContext } from './context.js';
+import { choiceOption, integerOption, numberOption } from './values.js';
+
+/** A crawl's options as the CLI gives them (strings; the HTTP API passes the same names). */
+export interface CrawlCliOptions {
+  db?: string;
+  /** Shared crawls (several instances on one PostgreSQL store, src/app/shared-crawl.ts). */
+  shared?: boolean;
+  join?: boolean;
+  instances?: string;
+  partitions?: string;
+  lease?: string;
+  resume?: boolean;
+  filter?: string[];
+  fence?: string[];
+  extensions?: string;
+  hosts?: string;
+  allowIp?: string[];
+  denyIp?: string[];
+  ipCountry?: string;
+  country?: string[];
+  denyCountry?: string[];
+  resolve?: string[];
+  delay?: string;
+  perHost?: string;
+  concurrency?: string;
+  maxPages?: string;
+  maxDepth?: string;
+  maxTime?: string;
+  strategy?: string;
+  bufferSize?: string;
+  refresh?: boolean;
+  window?: string;
+  focus?: string[];
+  focusShare?: string;
+  discoveryShare?: string;
+  damping?: string;
+  retries?: string;
+  retryDelay?: string;
+  userAgent?: string;
+  timeout?: string;
+  maxBody?: string;
+  maxRedirects?: string;
+  checkpoint?: string;
+  live?: boolean;
+  liveInterval?: string;
+  top?: string;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** The settings the command line gives explicitly (the rest comes from the store or the defaults). */
+export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSettings> {
+  const s: Partial<CrawlSettings> = {};
+  if (options.filter !== undefined) s.filters = options.filter;
+  if (options.fence !== undefined) s.fences = options.fence;
+  if (options.extensions !== undefined) {
+    s.extensions = options.extensions === 'any' ? null : options.extensions.split(',').map((e) => e.trim().replace(/^\./, '').toLowerCase()).filter((e) => e !== '');
+  }
+  if (options.hosts !== undefined) s.hosts = choiceOption('--hosts', options.hosts, HOST_SCOPES, 'seeds');
+  if (options.allowIp !== undefined) s.allowIp = options.allowIp;
+  if (options.denyIp !== undefined) s.denyIp = options.denyIp;
+  if (options.ipCountry !== undefined) s.ipCountryFile = resolvePath(options.ipCountry);
+  if (options.country !== undefined) s.countries = options.country;
+  if (options.denyCountry !== undefined) s.denyCountries = options.denyCountry;
+  if (options.resolve !== undefined) {
+    s.resolve = Object.fromEntries(
+      options.resolve.map((entry) => {
+        const at = entry.lastIndexOf('=');
+        if (at <= 0) throw new OptionError('--resolve', `expected HOST=ADDRESS, got '${entry}'`);
+        return [entry.slice(0, at).toLowerCase(), entry.slice(at + 1)];
+      }),
+    );
+  }
+  if (options.delay !== undefined) s.delayMs = numberOption('--delay', options.delay, 0, { min: 0 });
+  if (options.perHost !== undefined) s.perHost = integerOption('--per-host', options.perHost, 1, 1);
+  if (options.concurrency !== undefined) s.concurrency = integerOption('--concurrency', options.concurrency, 8, 1);
+  if (options.maxPages !== undefined) s.maxPages = integerOption('--max-pages', options.maxPages, 0, 0);
+  if (options.maxDepth !== undefined) s.maxDepth = integerOption('--max-depth', options.maxDepth, 0, 0);
+  if (options.maxTime !== undefined) s.maxTimeMs = 1000 * numberOption('--max-time', options.maxTime, 0, { min: 0, exclusiveMin: true });
+  if (options.strategy !== undefined) s.strategy = choiceOption('--strategy', options.strategy, CRAWL_STRATEGIES, 'greedy');
+  if (options.bufferSize !== undefined) s.bufferSize = integerOption('--buffer-size', options.bufferSize, 100, 1);
+  if (options.refresh !== undefined) s.refresh = options.refresh;
+  if (options.window !== undefined) s.windowPasses = numberOption('--window', options.window, 4, { min: 0, exclusiveMin: true });
+  if (options.focus !== undefined) s.focus = options.focus;
+  if (options.focusShare !== undefined) s.focusShare = numberOption('--focus-share', options.focusShare, 0.5, { min: 0, max: 1 });
+  if (options.discoveryShare !== undefined) s.discoveryShare = numberOption('--discovery-share', options.discoveryShare, 0, { min: 0, max: 1 });
+  if (options.damping !== undefined) s.damping = numberOption('--damping', options.damping, 0.85, { min: 0, max: 1 });
+  if (options.retries !== undefined) s.retries = integerOption('--retries', options.retries, 2, 0);
+  if (options.retryDelay !== undefined) s.retryDelayMs = numberOption('--retry-delay', options.retryDelay, 1000, { min: 0 });
+  if (options.userAgent !== undefined) s.userAgent = options.userAgent;
+  if (options.timeout !== undefined) s.pageTimeoutMs = 1000 * numberOption('--timeout', options.timeout, 60, { min: 0, exclusiveMin: true });
+  if (options.maxBody !== undefined) s.maxBodyBytes = integerOption('--max-body', options.maxBody, 10 * 1024 * 1024, 1);
+  if (options.maxRedirects !== undefined) s.maxRedirects = integerOption('--max-redirects', options.maxRedirects, 10, 0);
+  if (options.live !== undefined) s.live = options.live;
+  if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
+  if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
+  return s;
+}
+
+/** The crawl's settings: stored ones on --resume, overridden by what the command line gives. */
+export async function crawlSettings(store: Store, seeds: string[], options: CrawlCliOptions): Promise<CrawlSettings> {
+  const given = settingsFromOptions(options);
+  let stored: Partial<CrawlSettings> & { seeds: string[] } = { seeds: [] };
+  if (options.resume === true) {
+    const text = (await store.crawlState())[CRAWL_STATE.settings];
+    if (text !== undefined) stored = JSON.parse(text) as CrawlSettings;
+  }
+  const merged = { ...stored, ...given, seeds: [...new Set([...stored.seeds, ...seeds])] };
+  // With --filter describing the sector, hosts are not limited to the seeds' unless asked.
+  if (merged.hosts === undefined && (merged.filters?.length ?? 0) > 0) merged.hosts = 'any';
+  return completeSettings(merged);
+}
+
+/** Checks the options alone (before any store is opened, so that a mistyped command creates nothing). */
+export function checkCrawlOptions(seeds: string[], options: CrawlCliOptions): void {
+  compileSettings(completeSettings({ ...settingsFromOptions(options), seeds }), []);
+}
+
+/** The `crawl --json` contract (documented in the README). */
+export interface CrawlJson extends CrawlReport {
+  store: string;
+  seeds: string[];
+  settings: CrawlSettings;
+  top: Array<{ rank: number; url: string; importance: number; status: number | null }>;
+}
+
+/**
+ * Runs a crawl into the store until it stops (frontier empty, a limit, or the context's signal);
+ * progress events in the 'crawl' phase carry the CrawlProgress as their data. Returns the report
+ * with the `top` best pages by OPIC importance.
+ */
+export async function runCrawl(
+  store: Store,
+  seeds: string[],
+  options: CrawlCliOptions & { progressMs?: number; progressTop?: number },
+  context: AppContext = quietContext,
+): Promise<CrawlJson> {
+  const k = integerOption('--top', options.top, 10, 1);
+  const settings = await crawlSettings(store, seeds, options);
+  const report: CrawlReport = await Crawler.run(store, settings, {
+    resume: options.resume === true,
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+    progressMs: options.progressMs ?? 1000,
+    progressTop: options.progressTop ?? 3,
+    ...(context.onProgress === undefined
+      ? {}
+      : {
+          onProgress: (p: CrawlProgress) =>
+            context.onProgress!({ phase: 'crawl', message: progressText(p), done: p.fetched, data: { ...p } }),
+        }),
+  });
+  // runs[0] is plain OPIC's estimate.
+  const top = await store.topPages(report.runs[0]!, k);
+  return {
+    store: store.location,
+    seeds: settings.seeds,
+    ...report,
+    settings,
+    top: top.map((t, i) => ({ rank: i + 1, url: t.page.url, importance: t.value, status: t.page.status })),
+  };
+}
+
+/** One line of crawl progress, free of control characters. */
+export function progressText(p: CrawlProgress): string {
+  return (
+    `${p.fetched.toLocaleString('en-US')} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${p.frontier.toLocaleString('en-US')}, ` +
+    `${p.failed.toLocaleString('en-US')} failed, ${p.excluded.toLocaleString('en-US')} excluded, ${p.inFlight} in flight`
+  );
+}
+
+/** A crawl lock whose heartbeat (one per checkpoint) is older than this belongs to a crawler that stopped. */
+export const CRAWL_ALIVE_MS = 15_000;
+
+/** The `crawl status` of a store, from its crawl state (whichever process crawls). */
+export interface StoredCrawlStatus {
+  /** A crawler holds the lock and wrote a checkpoint in the last CRAWL_ALIVE_MS. */
+  running: boolean;
+  lock: CrawlLock | null;
+  /** Page fetches in the whole crawl and the time of the last checkpoint (ms since the epoch). */
+  fetches: number;
+  updatedAt: number | null;
+  counts: { pages: number; links: number; fetched: number; failed: number; excluded: number; frontier: number; runs: number };
+  /** OPIC's clock G and error factor 1/G at the last checkpoint. */
+  opic: { time: number; errorFactor: number | null } | null;
+  top: Array<{ url: string; importance: number }>;
+  settings: Record<string, unknown> | null;
+}
+
+export async function storedCrawlStatus(store: Store, k = 10, now = Date.now()): Promise<StoredCrawlStatus> {
+  const [state, counts, top] = await Promise.all([store.crawlState(), store.counts(), store.liveOpicTop(k)]);
+  const lock = state[CRAWL_STATE.lock] === undefined ? null : (JSON.parse(state[CRAWL_STATE.lock]!) as CrawlLock);
+  const progress = state[CRAWL_STATE.progress] === undefined ? null : (JSON.parse(state[CRAWL_STATE.progress]!) as { fetches: number; updatedAt: number });
+  const opic = parseOpicState(state[CRAWL_STATE.opic]);
+  return {
+    running: lock !== null && now - lock.heartbeat < CRAWL_ALIVE_MS,
+    lock,
+    fetches: progress?.fetches ?? 0,
+    updatedAt: progress?.updatedAt ?? null,
+    counts,
+    opic: opic === null ? null : { time: opic.clock, errorFactor: opic.clock > 0 ? 1 / opic.clock : null },
+    top: (top ?? []).map((t) => ({ url: t.page.url, importance: t.value })),
+    settings: state[CRAWL_STATE.settings] === undefined ? null : (JSON.parse(state[CRAWL_STATE.settings]!) as Record<string, unknown>),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Where a use case's graph comes from: a graph file or a store. Opening, loading with progress,
+ * and closing whatever happens. The CLI opens one per command; the HTTP server keeps one loaded.
+ */
+import { OptionError } from '../errors.js';
+import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
+import { openStore } from '../store/open.js';
+import type { NewRun, Store } from '../store/store.js';
+import { type AppContext, quietContext } from './context.js';
+import { choiceOption } from './values.js';
+
+/** How to read a graph file, as the CLI's options give it (strings, checked here). */
+export interface GraphFileOptions {
+  format?: string;
+  labels?: string;
+  separator?: string;
+  header?: boolean;
+  ids?: string;
+  weighted?: boolean;
+  undirected?: boolean;
+  countDuplicates?: boolean;
+}
+
+/** A graph to analyse, from a file or from a store (then with the store's page ids, to save results). */
+export interface GraphSource extends LoadedGraph {
+  store: Store | null;
+  /** pageIds[v] = store id of graph page v, with a store. */
+  pageIds: Float64Array | null;
+}
+
+/** The checked load options of a graph file. */
+export function loadOptions(options: GraphFileOptions): LoadOptions {
+  return {
+    format: choiceOption('--format', options.format, ['auto', ...GRAPH_FORMATS] as const, 'auto'),
+    separator: choiceOption('--separator', options.separator, ['auto', 'tab', 'comma', 'space'] as const, 'auto'),
+    header: options.header === undefined ? 'auto' : options.header,
+    ids: choiceOption('--ids', options.ids, ['auto', 'numeric'] as const, 'auto'),
+    weighted: options.weighted === true,
+    symmetric: options.undirected === true,
+    duplicates: options.countDuplicates === true ? 'count' : 'merge',
+    ...(options.labels === undefined ? {} : { labelsPath: options.labels }),
+  };
+}
+
+/** Loads a graph file, reporting progress in the 'load' phase. */
+export async function loadGraphFile(path: string, options: GraphFileOptions, context: AppContext = quietContext): Promise<LoadedGraph> {
+  const load: LoadOptions = {
+    ...loadOptions(options),
+    onProgress: ({ bytesRead, totalBytes, edges }) =>
+      context.onProgress?.({
+        phase: 'load',
+        message: `loading ${path}: ${(bytesRead / 1e6).toFixed(1)} MB of ${(totalBytes / 1e6).toFixed(1)} MB, ${edges.toLocaleString('en-US')} links`,
+        done: bytesRead,
+        total: totalBytes,
+        data: { edges },
+      }),
+  };
+  return loadGraph(path, load);
+}
+
+/** The store's graph as a source (store page ids kept, to save runs). */
+export async function storeGraphSource(store: Store): Promise<GraphSource> {
+  const started = performance.now();
+  const { graph, pageIds } = await store.loadGraph();
+  return {
+    graph,
+    format: 'store',
+    path: store.location,
+    report: { rawEdges: graph.edgeCount, selfLoopsDropped: 0, duplicatesDropped: 0 },
+    seconds: (performance.now() - started) / 1000,
+    store,
+    pageIds,
+  };
+}
+
+/** Opens a store, runs `work` on it and closes it whatever happens. */
+export async function withStore<T>(spec: string, work: (store: Store) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+  const store = await openStore(spec, { create: options.create ?? false });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Opens the graph file `path` or the store `db` (exactly one of them), runs `work` on it and
+ * closes the store whatever happens.
+ */
+export async function withGraph<T>(
+  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean },
+  work: (source: GraphSource) => Promise<T>,
+  context: AppContext = quietContext,
+): Promise<T> {
+  const { path, db } = input;
+  if (input.save === true && db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
+  if (path !== undefined && db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
+  if (path === undefined && db === undefined) throw new OptionError('graph', 'missing: give a graph file or --db STORE');
+  if (db === undefined) {
+    const loaded = await loadGraphFile(path!, input.file ?? {}, context);
+    return work({ ...loaded, store: null, pageIds: null });
+  }
+  return withStore(db, async (store) => work(await storeGraphSource(store)));
+}
+
+/** Stores a result as a run of the source's store; returns its id (null for a graph file). */
+export async function saveRun(source: GraphSource, run: NewRun, scores: ArrayLike<number>): Promise<number | null> {
+  if (source.store === null || source.pageIds === null) return null;
+  return source.store.saveRun(run, source.pageIds, scores);
+}

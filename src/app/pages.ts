@@ -1,0 +1,249 @@
+/**
+ * Questions about a store's pages and runs (the Web Graph Analyzer paper's GUI queries, its
+ * Section 4.5): a page's detail with its links in and out, search by URL or by a neighbour's URL,
+ * the best pages of a run, the runs themselves (list, delete, export), and two runs compared.
+ */
+import { kendallTau, meanRelativeError, spearman, topOverlap } from '../analysis/compare.js';
+import { ExitCode, InputFormatError, WgaError } from '../errors.js';
+import type { LinkRecord, RunRecord, Store } from '../store/store.js';
+
+/** A page named by the user that the store does not have (HTTP: 404). */
+export class PageNotFoundError extends WgaError {
+  constructor(location: string, readonly url: string) {
+    super(`${location}: no page '${printable(url)}' in the store`, ExitCode.usage);
+  }
+}
+
+/** A run id the store does not have (HTTP: 404). */
+export class RunNotFoundError extends WgaError {
+  constructor(location: string, readonly run: number | string, hint = '') {
+    super(`${location}: no stored ${typeof run === 'number' ? `run ${run}` : `'${printable(run)}' run`}${hint}`, ExitCode.usage);
+  }
+}
+
+/** Control characters of crawled strings in messages would rewrite a terminal. */
+function printable(text: string, max = 100): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+/** The `page --json` contract (documented in the README). */
+export interface PageJson {
+  url: string;
+  key: string;
+  host: string;
+  status: number | null;
+  contentType: string | null;
+  fetchedAt: string | null;
+  title: string | null;
+  inDegree: number;
+  outDegree: number;
+  /** Links as text: the URL, then "(redirect)", "(canonical)", "nofollow" when so. */
+  inLinks: string[];
+  outLinks: string[];
+  /** Every stored score of the page: run id, method and value. */
+  scores: Array<{ run: number; method: string; value: number }>;
+  /** The store's page id. */
+  id: number;
+  /** Clicks from the crawl's seeds when first found, null for imported pages. */
+  depth: number | null;
+  size: number | null;
+  /** Why the last fetch failed, if it did. */
+  error: string | null;
+  /** The same links as records (paged like inLinks and outLinks). */
+  in: LinkRecord[];
+  out: LinkRecord[];
+  /** Which links are listed: [offset, offset + limit) of inTotal and outTotal. */
+  links: { offset: number; limit: number | null; inTotal: number; outTotal: number };
+}
+
+function linkText(l: LinkRecord): string {
+  return l.kind === 'anchor' && !l.nofollow ? l.url : `${l.url} (${l.kind}${l.nofollow ? ', nofollow' : ''})`;
+}
+
+/** A page's detail; links paged by offset and limit (null: all). */
+export async function pageDetail(store: Store, url: string, paging: { offset?: number; limit?: number | null } = {}): Promise<PageJson> {
+  const page = await store.pageByUrl(url);
+  if (page === null) throw new PageNotFoundError(store.location, url);
+  const [inLinks, outLinks, degrees, scores] = await Promise.all([
+    store.links(page.id, 'in'),
+    store.links(page.id, 'out'),
+    store.degrees(page.id),
+    store.scoresOf(page.id),
+  ]);
+  const offset = paging.offset ?? 0;
+  const limit = paging.limit ?? null;
+  const slice = (links: LinkRecord[]): LinkRecord[] => links.slice(offset, limit === null ? undefined : offset + limit);
+  const inPage = slice(inLinks);
+  const outPage = slice(outLinks);
+  return {
+    url: page.url,
+    key: page.key,
+    host: page.host,
+    status: page.status,
+    contentType: page.contentType,
+    fetchedAt: page.fetchedAt === null ? null : new Date(page.fetchedAt).toISOString(),
+    title: page.title,
+    inDegree: degrees.inDegree,
+    outDegree: degrees.outDegree,
+    inLinks: inPage.map(linkText),
+    outLinks: outPage.map(linkText),
+    scores: scores.map((s) => ({ run: s.run, method: s.method, value: s.value })),
+    id: page.id,
+    depth: page.depth,
+    size: page.size,
+    error: page.error,
+    in: inPage,
+    out: outPage,
+    links: { offset, limit, inTotal: inLinks.length, outTotal: outLinks.length },
+  };
+}
+
+export const SEARCH_MODES = ['substring', 'prefix'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+export const SEARCH_BY = ['url', 'linksTo', 'linkedFrom'] as const;
+export type SearchBy = (typeof SEARCH_BY)[number];
+
+/** The `search --json` contract. */
+export interface SearchJson {
+  query: string;
+  mode: SearchMode;
+  pages: Array<{ id: number; url: string; status: number | null; title: string | null }>;
+}
+
+/** Pages whose URL matches `text`, or that link to (linksTo) or are linked from (linkedFrom) such pages. */
+export async function search(store: Store, text: string, request: { mode: SearchMode; by: SearchBy; limit: number }): Promise<SearchJson> {
+  const { mode, limit } = request;
+  const pages =
+    request.by === 'linksTo'
+      ? await store.searchByNeighbour(text, 'in', { mode, limit })
+      : request.by === 'linkedFrom'
+        ? await store.searchByNeighbour(text, 'out', { mode, limit })
+        : await store.searchPages(text, { mode, limit });
+  return { query: text, mode, pages: pages.map((p) => ({ id: p.id, url: p.url, status: p.status, title: p.title })) };
+}
+
+/** The `top --json` contract: a run's best pages, or the live OPIC estimates of a crawl. */
+export type TopJson =
+  | { run: RunRecord; top: Array<{ rank: number; url: string; score: number }> }
+  | { run: null; live: true; top: Array<{ rank: number; url: string; score: number }> };
+
+/**
+ * The best pages of a run: run `run`, else the latest run of `method`. For OPIC without a run id,
+ * the live estimates of the crawl in the store (current to its last checkpoint) when there is one.
+ */
+export async function topPages(store: Store, request: { method: string; run?: number | undefined; k: number }): Promise<TopJson> {
+  if (request.method === 'opic' && request.run === undefined) {
+    const live = await store.liveOpicTop(request.k);
+    if (live !== null) return { run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) };
+  }
+  const run = request.run === undefined ? await store.latestRun(request.method) : await findRun(store, request.run);
+  if (run === null) {
+    throw new RunNotFoundError(
+      store.location,
+      request.run ?? request.method,
+      `; save one with: wga rank --db ${store.location} --method ${request.method} --save`,
+    );
+  }
+  const top = await store.topPages(run.id, request.k);
+  return { run, top: top.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) };
+}
+
+async function findRun(store: Store, id: number): Promise<RunRecord | null> {
+  return (await store.runs()).find((r) => r.id === id) ?? null;
+}
+
+/** The `runs --json` contract: the stored runs, and whether live estimates exist (a crawl's OPIC). */
+export interface RunsJson {
+  runs: RunRecord[];
+  live: Array<{ method: string; available: boolean }>;
+}
+
+export async function listRuns(store: Store): Promise<RunsJson> {
+  const [runs, liveOpic] = await Promise.all([store.runs(), store.liveOpicTop(1)]);
+  return { runs, live: [{ method: 'opic', available: liveOpic !== null }] };
+}
+
+export async function getRun(store: Store, id: number): Promise<RunRecord> {
+  const run = await findRun(store, id);
+  if (run === null) throw new RunNotFoundError(store.location, id);
+  return run;
+}
+
+export async function deleteRun(store: Store, id: number): Promise<{ deleted: RunRecord }> {
+  const run = await getRun(store, id);
+  await store.deleteRun(id);
+  return { deleted: run };
+}
+
+/** A run's scores by page URL, best first. */
+export async function runScoresByUrl(store: Store, id: number): Promise<{ run: RunRecord; scores: Array<{ url: string; value: number }> }> {
+  const run = await getRun(store, id);
+  const rows = await store.topPages(id, Math.max(run.pages, 1));
+  return { run, scores: rows.map((r) => ({ url: r.page.url, value: r.value })) };
+}
+
+/** A run's scores as a score file ("label<TAB>score" lines after '#' comments), as `rank --out` writes them. */
+export async function runScoresTsv(store: Store, id: number): Promise<string> {
+  const { run, scores } = await runScoresByUrl(store, id);
+  const comment = `run ${run.id}: ${run.method} of ${store.location}, ${new Date(run.finishedAt).toISOString()}`.replace(/\n/g, ' ');
+  const column = run.method === 'levels' ? 'level' : 'score';
+  // Labels with a tab or a line break would break the file's lines: such URLs are not stored by
+  // the crawler (normalised), but imported labels might carry them.
+  // eslint-disable-next-line no-control-regex
+  const lines = scores.map((s) => `${s.url.replace(/[\t\n\r]/g, ' ')}\t${s.value}`);
+  return `# ${comment}\n# label\t${column}\n${lines.join('\n')}${lines.length > 0 ? '\n' : ''}`;
+}
+
+/** The `compare --json` contract (documented in the README). */
+export interface CompareJson {
+  reference: string;
+  other: string;
+  /** Pages in both (the comparison is over these). */
+  pages: number;
+  onlyInReference: number;
+  onlyInOther: number;
+  kendallTau: number;
+  spearman: number;
+  /** Share of the reference's top k found in the other's top k, for k = 10, 100, 1000. */
+  topOverlap: Record<'10' | '100' | '1000', number>;
+  /** The OPIC paper's mean of 100 |other - reference| / reference, in percent. */
+  meanRelativeError: { all: number; top10Percent: number };
+}
+
+/** Compares two rankings given as label -> score maps (over the labels they share). */
+export function compareScores(reference: Map<string, number>, other: Map<string, number>, names: { reference: string; other: string }): CompareJson {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (const [label, value] of reference) {
+    const match = other.get(label);
+    if (match !== undefined) {
+      a.push(value);
+      b.push(match);
+    }
+  }
+  if (a.length < 2) {
+    throw new InputFormatError(names.other, undefined, `shares ${a.length} page label(s) with ${names.reference}; nothing to compare`);
+  }
+  const x = Float64Array.from(a);
+  const y = Float64Array.from(b);
+  return {
+    reference: names.reference,
+    other: names.other,
+    pages: x.length,
+    onlyInReference: reference.size - x.length,
+    onlyInOther: other.size - x.length,
+    kendallTau: kendallTau(x, y),
+    spearman: spearman(x, y),
+    topOverlap: { '10': topOverlap(x, y, 10), '100': topOverlap(x, y, 100), '1000': topOverlap(x, y, 1000) },
+    meanRelativeError: meanRelativeError(y, x),
+  };
+}
+
+/** Compares two stored runs (`compare --db STORE A B`). */
+export async function compareRuns(store: Store, referenceId: number, otherId: number): Promise<CompareJson> {
+  const [reference, other] = await Promise.all([runScoresByUrl(store, referenceId), runScoresByUrl(store, otherId)]);
+  const toMap = (scores: Array<{ url: string; value: number }>): Map<string, number> => new Map(scores.map((s) => [s.url, s.value]));
+  return compareScores(toMap(reference.scores), toMap(other.scores), { reference: `run ${referenceId}`, other: `run ${otherId}` });
+}

@@ -1,0 +1,445 @@
+/**
+ * `rank`: every page's score by PageRank (power iteration, Gauss-Seidel; personalised; restricted
+ * to levels from roots), Monte Carlo, OPIC, TrafficRank or HOTness, with progress per iteration
+ * (the convergence curve), optionally saved as a run and written to a score file.
+ */
+import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../analysis/montecarlo.js';
+import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../analysis/opic.js';
+import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS, type TrafficSweep, trafficRank } from '../analysis/traffic.js';
+import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS, type PageRankResult, type PageRankSolver, pagerank } from '../analysis/pagerank.js';
+import { restrictedPageRank } from '../analysis/restricted.js';
+import { topK } from '../analysis/top.js';
+import { OptionError } from '../errors.js';
+import { writeScores } from '../formats/scores.js';
+import type { Graph } from '../graph/graph.js';
+import type { Labels } from '../graph/labels.js';
+import { SubsetLabels } from '../graph/subgraph.js';
+import { defaultThreads } from '../parallel/pool.js';
+import { type AppContext, quietContext } from './context.js';
+import { type GraphSource, saveRun } from './graph-source.js';
+import { choiceOption, integerOption, numberOption, pageId } from './values.js';
+
+export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness'] as const;
+export type RankMethod = (typeof RANK_METHODS)[number];
+
+/** The options of a ranking as the CLI gives them (strings; the HTTP API passes the same names). */
+export interface RankOptions {
+  method?: string;
+  solver?: string;
+  damping?: string;
+  tolerance?: string;
+  maxIterations?: string;
+  teleport?: string[];
+  root?: string[];
+  maxLevel?: string;
+  walks?: string;
+  seed?: string;
+  strategy?: string;
+  reads?: string;
+  alpha?: string;
+  sweep?: string;
+  focus?: string;
+  focusShare?: string;
+  discoveryShare?: string;
+  threads?: string;
+  top?: string;
+  out?: string;
+  save?: boolean;
+}
+
+export interface RankedPage {
+  rank: number;
+  label: string;
+  score: number;
+  /** Monte Carlo only: the estimated standard deviation of the score, and it relative to the score. */
+  stdDev?: number;
+  relativeError?: number;
+}
+
+/** The `rank --json` contract (documented in the README). */
+export interface RankJson {
+  method: RankMethod;
+  /** PageRank: the solver that ran ('power' or 'gauss-seidel'); Monte Carlo: 'walks'; OPIC: the strategy; TrafficRank/HOTness: the sweep. */
+  solver: string;
+  nodes: number;
+  edges: number;
+  damping: number;
+  tolerance: number | null;
+  /** PageRank: iterations (power) or sweeps (Gauss-Seidel); Monte Carlo: walks per page; OPIC: reads. */
+  iterations: number;
+  /** Cost in power iterations (links visited / links); Monte Carlo: steps / links. */
+  equivalentIterations: number;
+  /** PageRank: ||pi G - pi||_1 (L1 change of the last power iteration); Monte Carlo: the largest relative error (one standard deviation) among the top pages; OPIC: the error factor 1/G; TrafficRank/HOTness: the largest relative conservation violation. */
+  residual: number;
+  converged: boolean;
+  /** Restricted PageRank: the pages within maxLevel clicks of the roots, else null. */
+  restricted: { roots: string[]; maxLevel: number; nodes: number; edges: number } | null;
+  /** Monte Carlo: walks per page, seed and total walks, else null. */
+  montecarlo: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
+  /** OPIC: the page selection strategy, reads done, the clock G and the error factor 1/G, else null. */
+  opic: {
+    strategy: OpicStrategy;
+    reads: number;
+    time: number;
+    errorFactor: number;
+    focusPages: number;
+    focusShare: number;
+    discoveryShare: number;
+  } | null;
+  /** TrafficRank and HOTness: alpha, the achieved entropy and link totals, the totals' multipliers, else null. */
+  traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number } | null;
+  top: RankedPage[];
+  timings: { load: number; solve: number };
+  out: string | null;
+  /** With --save: the id of the run stored in the --db store, else null. */
+  run: number | null;
+}
+
+export function topEntries(labels: Labels, scores: Float64Array, k: number, deviations?: Float64Array): RankedPage[] {
+  return Array.from(topK(scores, k), (id, i) => {
+    const entry: RankedPage = { rank: i + 1, label: labels.label(id), score: scores[id]! };
+    if (deviations !== undefined) {
+      entry.stdDev = deviations[id]!;
+      entry.relativeError = deviations[id]! / scores[id]!;
+    }
+    return entry;
+  });
+}
+
+
+/** A checked ranking request. */
+export interface RankRequest {
+  method: RankMethod;
+  focus: RegExp | null;
+  focusShare: number;
+  discoveryShare: number;
+  alpha: number;
+  sweep: TrafficSweep;
+  strategy: OpicStrategy;
+  /** OPIC reads; null: 10 times the number of pages. */
+  reads: number | null;
+  solver: PageRankSolver;
+  damping: number;
+  tolerance: number;
+  maxIterations: number;
+  walksPerPage: number;
+  seed: number;
+  threads: number;
+  maxLevel: number;
+  k: number;
+  teleport?: string[];
+  roots?: string[];
+  /** Write every ranked page's score to this file. */
+  out: string | null;
+  /** Keep the result as a run of the source's store. */
+  save: boolean;
+  /** How the graph was named, for the score file's comment. */
+  source?: string;
+}
+
+/** Checks a ranking's options; an OptionError names the option at fault. */
+export function parseRankOptions(options: RankOptions): RankRequest {
+  const method = choiceOption('--method', options.method, RANK_METHODS, 'pagerank');
+  const solver = choiceOption('--solver', options.solver, PAGERANK_SOLVERS, 'auto') as PageRankSolver;
+  const damping = numberOption('--damping', options.damping, PAGERANK_DEFAULTS.damping, { min: 0, max: 1, exclusiveMax: true });
+  const tolerance = numberOption('--tolerance', options.tolerance, PAGERANK_DEFAULTS.tolerance, { min: 0, exclusiveMin: true });
+  const maxIterations = integerOption('--max-iterations', options.maxIterations, PAGERANK_DEFAULTS.maxIterations, 1);
+  const walksPerPage = integerOption('--walks', options.walks, MONTE_CARLO_DEFAULTS.walksPerPage, 1);
+  const seed = integerOption('--seed', options.seed, MONTE_CARLO_DEFAULTS.seed, 0);
+  const threads = integerOption('--threads', options.threads, defaultThreads(), 1);
+  const maxLevel = integerOption('--max-level', options.maxLevel, 3, 0);
+  const strategy = choiceOption('--strategy', options.strategy, OPIC_STRATEGIES, 'greedy');
+  const alpha = numberOption('--alpha', options.alpha, TRAFFIC_DEFAULTS.alpha, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true });
+  const sweep = choiceOption('--sweep', options.sweep, TRAFFIC_SWEEPS, TRAFFIC_DEFAULTS.sweep);
+  let focus: RegExp | null = null;
+  if (options.focus !== undefined) {
+    try {
+      focus = new RegExp(options.focus);
+    } catch (error) {
+      throw new OptionError('--focus', `not a regular expression: ${(error as Error).message}`);
+    }
+  }
+  const focusShare = numberOption('--focus-share', options.focusShare, focus === null ? 0 : 0.5, { min: 0, max: 1 });
+  const discoveryShare = numberOption('--discovery-share', options.discoveryShare, 0, { min: 0, max: 1 });
+  if (focus === null && options.focusShare !== undefined) throw new OptionError('--focus-share', 'needs --focus (the rule that selects focus pages)');
+  const k = integerOption('--top', options.top, 10, 0);
+  if (method !== 'pagerank' && (options.root !== undefined || options.teleport !== undefined)) {
+    // Restriction and personalisation are PageRank's notions.
+    throw new OptionError(`--method ${method}`, 'does not take --root or --teleport');
+  }
+  if (options.maxLevel !== undefined && options.root === undefined) {
+    throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
+  }
+  const reads = options.reads === undefined ? null : integerOption('--reads', options.reads, 1, 1);
+  return {
+    method,
+    focus,
+    focusShare,
+    discoveryShare,
+    alpha,
+    sweep,
+    strategy,
+    reads,
+    solver,
+    damping,
+    tolerance,
+    maxIterations,
+    walksPerPage,
+    seed,
+    threads,
+    maxLevel,
+    k,
+    ...(options.teleport === undefined ? {} : { teleport: options.teleport }),
+    ...(options.root === undefined ? {} : { roots: options.root }),
+    out: options.out ?? null,
+    save: options.save === true,
+  };
+}
+
+/**
+ * `rank`: ranks the source's pages. Progress events carry `data: {iteration, residual}` per
+ * PageRank iteration or TrafficRank sweep (the convergence curve). Saves a run when asked
+ * (needs a store) and writes the score file when asked.
+ */
+export async function rank(source: GraphSource, request: RankRequest, context: AppContext = quietContext): Promise<RankJson> {
+  const { graph } = source;
+  const { method } = request;
+  const started = performance.now();
+  const report = computeRanking(graph, method, { ...request, reads: request.reads ?? 10 * graph.nodeCount }, context);
+  const solve = (performance.now() - started) / 1000;
+  const json: RankJson = { ...report.json, timings: { load: source.seconds, solve }, out: request.out, run: null };
+  if (request.save) {
+    // Scores of every page of the graph: pages outside a restricted PageRank's subgraph get none.
+    const full = new Float64Array(graph.nodeCount).fill(Number.NaN);
+    for (let i = 0; i < report.scores.length; i++) full[report.pages === null ? i : report.pages[i]!] = report.scores[i]!;
+    const { top: _top, timings: _timings, out: _out, run: _run, ...parameters } = json;
+    json.run = await saveRun(
+      source,
+      {
+        method,
+        parameters,
+        startedAt: Date.now() - solve * 1000,
+        finishedAt: Date.now(),
+        iterations: json.iterations,
+        residual: json.residual,
+        converged: json.converged,
+      },
+      full,
+    );
+  }
+  if (request.out !== null) {
+    await writeScores(request.out, report.labels, report.scores, {
+      method,
+      comments: [
+        `wga rank --method ${method} of ${request.source ?? source.path}: ${json.solver}, damping ${request.damping}, ` +
+          `${json.iterations} iterations, residual ${json.residual}${json.converged ? '' : ' (NOT CONVERGED)'}` +
+          (json.restricted === null ? '' : `, restricted to ${json.restricted.maxLevel} clicks from ${json.restricted.roots.join(' ')}`),
+      ],
+    });
+  }
+  return json;
+}
+
+
+/** Runs the ranking method; returns the scores of the ranked pages, their labels, and the JSON report. */
+function computeRanking(
+  graph: Graph,
+  method: RankMethod,
+  request: RankRequest & { reads: number },
+  context: AppContext,
+): { scores: Float64Array; labels: Labels; pages: Int32Array | null; json: Omit<RankJson, 'timings' | 'out' | 'run'> } {
+  const base = {
+    method,
+    nodes: graph.nodeCount,
+    edges: graph.edgeCount,
+    damping: request.damping,
+    restricted: null,
+    montecarlo: null,
+    opic: null,
+    traffic: null,
+  };
+  if (method === 'traffic' || method === 'hotness') {
+    const result = trafficRank(graph, {
+      alpha: request.alpha,
+      tolerance: request.tolerance,
+      maxSweeps: request.maxIterations,
+      sweep: request.sweep,
+      onSweep: (sweep, violation) => {
+        context.signal?.throwIfAborted();
+        context.onProgress?.({
+          phase: method,
+          message: `${method}: sweep ${sweep}, violation ${violation.toExponential(2)}`,
+          done: sweep,
+          total: request.maxIterations,
+          data: { iteration: sweep, residual: violation },
+        });
+      },
+    });
+    const scores = method === 'traffic' ? result.trafficRank : result.hotness;
+    return {
+      scores,
+      labels: graph.labels,
+      pages: null,
+      json: {
+        ...base,
+        damping: request.alpha,
+        solver: request.sweep,
+        tolerance: request.tolerance,
+        iterations: result.sweeps,
+        equivalentIterations: 2 * result.sweeps,
+        residual: result.violation,
+        converged: result.converged,
+        traffic: {
+          alpha: request.alpha,
+          entropy: result.entropy,
+          realFlow: result.realFlow,
+          artificialFlow: result.artificialFlow,
+          mu: result.mu,
+          nu: result.nu,
+        },
+        top: result.converged || Number.isFinite(result.violation) ? topEntries(graph.labels, scores, request.k) : [],
+      },
+    };
+  }
+  if (method === 'opic') {
+    const opic = new Opic({
+      damping: request.damping,
+      seed: request.seed,
+      focusShare: request.focusShare,
+      discoveryShare: request.discoveryShare,
+    });
+    let focused = 0;
+    for (let v = 0; v < graph.nodeCount; v++) {
+      const isFocus = request.focus !== null && request.focus.test(graph.labels.label(v));
+      if (isFocus) focused++;
+      opic.addPage(isFocus);
+    }
+    opic.distributeInitialCash(Int32Array.from({ length: graph.nodeCount }, (_, i) => i));
+    for (let r = 0; r < request.reads; r++) {
+      const page = opic.next(request.strategy);
+      opic.read(page, graph.successors(page));
+      if (r % 65536 === 0) {
+        context.signal?.throwIfAborted();
+        context.onProgress?.({
+          phase: 'opic',
+          message: `opic: ${r} reads, error factor ${opic.errorFactor.toExponential(2)}`,
+          done: r,
+          total: request.reads,
+          data: { iteration: r, residual: opic.errorFactor },
+        });
+      }
+    }
+    const scores = opic.estimates();
+    return {
+      scores,
+      labels: graph.labels,
+      pages: null,
+      json: {
+        ...base,
+        solver: request.strategy,
+        tolerance: null,
+        iterations: request.reads,
+        equivalentIterations: graph.edgeCount === 0 ? 0 : (request.reads * graph.edgeCount) / graph.nodeCount / graph.edgeCount,
+        residual: opic.errorFactor,
+        converged: true,
+        opic: {
+          strategy: request.strategy,
+          reads: request.reads,
+          time: opic.time,
+          errorFactor: opic.errorFactor,
+          focusPages: focused,
+          focusShare: request.focusShare,
+          discoveryShare: request.discoveryShare,
+        },
+        top: topEntries(graph.labels, scores, request.k),
+      },
+    };
+  }
+  if (method === 'montecarlo') {
+    const result = monteCarloPageRank(graph, {
+      walksPerPage: request.walksPerPage,
+      damping: request.damping,
+      seed: request.seed,
+      threads: request.threads,
+    });
+    const top = topEntries(graph.labels, result.scores, request.k, result.standardDeviations);
+    return {
+      scores: result.scores,
+      labels: graph.labels,
+      pages: null,
+      json: {
+        ...base,
+        solver: 'walks',
+        tolerance: null,
+        iterations: result.walksPerPage,
+        equivalentIterations: graph.edgeCount === 0 ? 0 : (result.totalVisits - result.walks) / graph.edgeCount,
+        residual: top.reduce((worst, t) => Math.max(worst, t.relativeError ?? 0), 0),
+        converged: true,
+        montecarlo: { walksPerPage: result.walksPerPage, seed: result.seed, walks: result.walks, totalVisits: result.totalVisits },
+        top,
+      },
+    };
+  }
+  let teleport: Float64Array | null = null;
+  if (request.teleport !== undefined) {
+    teleport = new Float64Array(graph.nodeCount);
+    for (const label of request.teleport) teleport[pageId(graph, label, '--teleport')] = 1;
+  }
+  const pagerankOptions = {
+    solver: request.solver,
+    damping: request.damping,
+    tolerance: request.tolerance,
+    maxIterations: request.maxIterations,
+    threads: request.threads,
+    teleport,
+    onIteration: (iteration: number, residual: number) => {
+      context.signal?.throwIfAborted();
+      context.onProgress?.({
+        phase: 'pagerank',
+        message: `pagerank: iteration ${iteration}, residual ${residual.toExponential(2)}`,
+        done: iteration,
+        total: request.maxIterations,
+        data: { iteration, residual },
+      });
+    },
+  };
+  if (request.roots !== undefined) {
+    const roots = request.roots.map((label) => pageId(graph, label, '--root'));
+    const restricted = restrictedPageRank(graph, roots, request.maxLevel, pagerankOptions);
+    const labels = new SubsetLabels(graph.labels, restricted.pages);
+    const { rank } = restricted;
+    return {
+      scores: rank.scores,
+      labels,
+      pages: restricted.pages,
+      json: {
+        ...base,
+        ...solveFields(rank, request.tolerance),
+        restricted: {
+          roots: roots.map((r) => graph.labels.label(r)),
+          maxLevel: request.maxLevel,
+          nodes: restricted.pages.length,
+          edges: restricted.edges,
+        },
+        top: topEntries(labels, rank.scores, request.k),
+      },
+    };
+  }
+  const rank = pagerank(graph, pagerankOptions);
+  return {
+    scores: rank.scores,
+    labels: graph.labels,
+    pages: null,
+    json: {
+      ...base,
+      ...solveFields(rank, request.tolerance),
+      top: topEntries(graph.labels, rank.scores, request.k),
+    },
+  };
+}
+
+/** How a PageRank solve went, as `rank --json` reports it. */
+function solveFields(rank: PageRankResult, tolerance: number) {
+  const { solver, iterations, equivalentIterations, residual, converged } = rank;
+  return { solver, tolerance, iterations, equivalentIterations, residual, converged };
+}

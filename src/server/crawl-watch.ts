@@ -1,0 +1,214 @@
+/**
+ * The crawl of the server's store: one this server starts and stops, or one another process runs
+ * (`wga crawl` in a shell). Its status is read from the store's crawl state (as of the last
+ * checkpoint, once a second) merged with the live counters of a crawl this server runs; every
+ * watcher gets the same status object each tick, so two browsers see the same progress.
+ */
+import { EventEmitter } from 'node:events';
+import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, runCrawl, storedCrawlStatus } from '../app/crawl.js';
+import type { CrawlProgress } from '../crawl/crawler.js';
+import { openStore } from '../store/open.js';
+import type { CrawlLock, Store } from '../store/store.js';
+import { HttpError, type ErrorBody } from './http-errors.js';
+
+export const CRAWL_TICK_MS = 1000;
+
+/** The status the API reports (GET /api/crawl, SSE /api/crawl/events). */
+export interface CrawlStatusJson {
+  running: boolean;
+  /** Who crawls: this server, another process (by the store's lock), or nobody. */
+  owner: 'server' | 'other' | null;
+  startedAt: number | null;
+  /** When this status was read. */
+  updatedAt: number;
+  /** The store's last crawl checkpoint, ms since the epoch. */
+  checkpointAt: number | null;
+  lock: CrawlLock | null;
+  counters: {
+    known: number;
+    fetched: number;
+    failed: number;
+    excluded: number;
+    redirects: number;
+    other: number;
+    frontier: number;
+    inFlight: number;
+    requests: number;
+    retries: number;
+    invalidLinks: number;
+    hosts: number;
+  };
+  pagesPerSecond: number;
+  /** Page fetches in the whole crawl. */
+  fetches: number;
+  elapsedMs: number | null;
+  opic: { time: number; errorFactor: number | null } | null;
+  top: Array<{ url: string; importance: number }>;
+  settings: Record<string, unknown> | null;
+  /** The last crawl this server ran, when it finished. */
+  report: CrawlJson | null;
+  error: ErrorBody['error'] | null;
+}
+
+interface OwnCrawl {
+  controller: AbortController;
+  startedAt: number;
+  progress: CrawlProgress | null;
+  done: Promise<void>;
+}
+
+export class CrawlWatch {
+  private own: OwnCrawl | null = null;
+  private lastReport: CrawlJson | null = null;
+  private lastError: ErrorBody['error'] | null = null;
+  private readonly events = new EventEmitter();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<CrawlStatusJson> | null = null;
+  /** Successive (time, fetches) readings of another process's crawl, for its pages per second. */
+  private readings: Array<{ at: number; fetches: number }> = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly db: string,
+    private readonly hooks: { changed: () => void; describeError: (error: unknown) => ErrorBody['error'] },
+  ) {
+    this.events.setMaxListeners(0);
+  }
+
+  get runningHere(): boolean {
+    return this.own !== null;
+  }
+
+  /** Starts a crawl into the store (409 when one runs, here or elsewhere). */
+  async start(seeds: string[], options: CrawlCliOptions): Promise<CrawlStatusJson> {
+    if (this.own !== null) throw new HttpError(409, 'conflict', 'a crawl started by this server is running; stop it first');
+    checkCrawlOptions(seeds, options);
+    const stored = await storedCrawlStatus(this.store, 0);
+    if (stored.running) {
+      throw new HttpError(409, 'conflict', `another crawler (${stored.lock?.hostname ?? '?'}, pid ${stored.lock?.pid ?? '?'}) is crawling into this store`);
+    }
+    if (seeds.length === 0 && options.resume !== true) throw new HttpError(400, 'bad-request', 'seeds: give at least one seed URL (or resume)', 'seeds');
+    const controller = new AbortController();
+    // The crawl writes through its own connection; the server's stays free for queries.
+    const crawlStore = await openStore(this.db, { create: true });
+    const own: OwnCrawl = { controller, startedAt: Date.now(), progress: null, done: Promise.resolve() };
+    this.own = own;
+    this.lastError = null;
+    own.done = runCrawl(crawlStore, seeds, { ...options, progressMs: 500, progressTop: 10 }, {
+      signal: controller.signal,
+      onProgress: (event) => {
+        own.progress = event.data as unknown as CrawlProgress;
+      },
+    })
+      .then(
+        (report) => {
+          this.lastReport = report;
+        },
+        (error: unknown) => {
+          this.lastError = this.hooks.describeError(error);
+        },
+      )
+      .finally(async () => {
+        await crawlStore.close().catch(() => undefined);
+        this.own = null;
+        this.hooks.changed();
+        this.publish();
+      });
+    this.publish();
+    return this.status();
+  }
+
+  /** Stops the crawl this server runs (running fetches finish, a last checkpoint is written). */
+  async stop(): Promise<CrawlStatusJson> {
+    const own = this.own;
+    if (own === null) {
+      const stored = await storedCrawlStatus(this.store, 0);
+      if (stored.running) throw new HttpError(409, 'conflict', 'the crawl running is another process\'s: stop it there (Ctrl-C)');
+      throw new HttpError(409, 'conflict', 'no crawl is running');
+    }
+    own.controller.abort();
+    await own.done;
+    return this.status();
+  }
+
+  /** The current status (reads the store). */
+  async status(): Promise<CrawlStatusJson> {
+    const now = Date.now();
+    const stored = await storedCrawlStatus(this.store, 10, now);
+    const own = this.own;
+    if (own === null) {
+      this.readings.push({ at: stored.updatedAt ?? now, fetches: stored.fetches });
+      this.readings = this.readings.filter((r) => now - r.at < 10_000);
+    } else this.readings = [];
+    const first = this.readings[0];
+    const last = this.readings[this.readings.length - 1];
+    const otherRate = first !== undefined && last !== undefined && last.at > first.at ? (1000 * (last.fetches - first.fetches)) / (last.at - first.at) : 0;
+    const p = own?.progress ?? null;
+    const c = stored.counts;
+    return {
+      running: own !== null || stored.running,
+      owner: own !== null ? 'server' : stored.running ? 'other' : null,
+      startedAt: own?.startedAt ?? null,
+      updatedAt: now,
+      checkpointAt: stored.updatedAt,
+      lock: stored.lock,
+      counters:
+        p !== null
+          ? {
+              known: p.known, fetched: p.fetched, failed: p.failed, excluded: p.excluded, redirects: p.redirects, other: p.other,
+              frontier: p.frontier, inFlight: p.inFlight, requests: p.requests, retries: p.retries, invalidLinks: p.invalidLinks, hosts: p.hosts,
+            }
+          : {
+              known: c.pages, fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: 0, other: 0,
+              frontier: c.frontier, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
+            },
+      pagesPerSecond: p !== null ? p.pagesPerSecond : stored.running ? otherRate : 0,
+      fetches: stored.fetches,
+      elapsedMs: p?.elapsedMs ?? (own === null ? null : now - own.startedAt),
+      opic: stored.opic,
+      top: p !== null && p.top.length > 0 ? p.top : stored.top,
+      settings: stored.settings,
+      report: this.lastReport,
+      error: this.lastError,
+    };
+  }
+
+  /** Calls `listener` with the status now and every tick until the returned function is called. */
+  watch(listener: (status: CrawlStatusJson) => void): () => void {
+    this.events.on('status', listener);
+    if (this.timer === null) {
+      this.timer = setInterval(() => this.publish(), CRAWL_TICK_MS);
+    }
+    this.publish();
+    return () => {
+      this.events.off('status', listener);
+      if (this.events.listenerCount('status') === 0 && this.timer !== null) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
+
+  /** Reads the status once and sends the same object to every watcher. */
+  private publish(): void {
+    if (this.events.listenerCount('status') === 0 || this.ticking !== null) return;
+    this.ticking = this.status();
+    this.ticking
+      .then((status) => this.events.emit('status', status))
+      .catch(() => undefined)
+      .finally(() => {
+        this.ticking = null;
+      });
+  }
+
+  /** Stops a crawl of this server (at server shutdown). */
+  async close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    const own = this.own;
+    if (own !== null) {
+      own.controller.abort();
+      await own.done;
+    }
+  }
+}

@@ -1,0 +1,486 @@
+/**
+ * The JSON API (docs/http-api.md) and the GUI's pages, thin over the application layer (src/app):
+ * each route checks its parameters, calls one use case and sends its plain data as JSON, so the
+ * API answers what the CLI's --json prints for the same store.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Worker } from 'node:worker_threads';
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { CrawlCliOptions } from '../app/crawl.js';
+import { importGraph, resetStore } from '../app/data.js';
+import { crawlTree, directoryTree, neighbourhood, type StoreGraph } from '../app/graph-views.js';
+import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
+import { type RankOptions, parseRankOptions } from '../app/rank.js';
+import { stats } from '../app/stats.js';
+import { degrees, levels, scc } from '../app/structure.js';
+import { choiceOption, integerOption } from '../app/values.js';
+import { OptionError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { CrawlWatch } from './crawl-watch.js';
+import type { GraphCache } from './graph-cache.js';
+import { HttpError, toErrorResponse } from './http-errors.js';
+import type { JobList } from './jobs.js';
+import type { RankWorkerInput, RankWorkerMessage } from './rank-worker.js';
+import { SECURITY_HEADERS, TOKEN_COOKIE, TOKEN_HEADER, sameToken } from './security.js';
+import type { StaticFiles } from './static-files.js';
+
+export interface ServerContext {
+  store: Store;
+  /** The --db argument, to open more connections (rank workers, the crawl). */
+  db: string;
+  version: string;
+  token: string;
+  /** Listening beyond loopback: every request needs the token (header, cookie or ?token=). */
+  remote: boolean;
+  /** Host header values accepted (set once listening, when the port is known). */
+  allowedHosts: Set<string>;
+  cache: GraphCache;
+  jobs: JobList;
+  crawl: CrawlWatch;
+  files: StaticFiles;
+  log: (text: string) => void;
+}
+
+/** JSON bodies larger than this are refused (uploads of graph files go as raw bodies). */
+const MAX_JSON_BYTES = 1 << 20;
+/** Largest graph file upload. */
+const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+
+function query(c: Context, name: string): string | undefined {
+  const value = c.req.query(name);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(c: Context, name: string): string {
+  const value = query(c, name);
+  if (value === undefined) throw new HttpError(400, 'bad-request', `${name}: missing`, name);
+  return value;
+}
+
+function integer(c: Context, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = integerOption(name, query(c, name), fallback, min);
+  if (value > max) throw new OptionError(name, `at most ${max}, got ${value}`);
+  return value;
+}
+
+function flag(c: Context, name: string): boolean {
+  const value = query(c, name);
+  if (value === undefined) return false;
+  if (['1', 'true', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'no'].includes(value)) return false;
+  throw new HttpError(400, 'bad-request', `${name}: expected true or false, got '${value.slice(0, 40)}'`, name);
+}
+
+function runId(c: Context, name = 'id', value = c.req.param(name)): number {
+  return integerOption(name, value, 0, 1);
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const length = Number(c.req.header('content-length') ?? '0');
+  if (length > MAX_JSON_BYTES) throw new HttpError(413, 'too-large', `body: larger than ${MAX_JSON_BYTES} bytes`);
+  const text = await c.req.text();
+  if (text.length > MAX_JSON_BYTES) throw new HttpError(413, 'too-large', `body: larger than ${MAX_JSON_BYTES} bytes`);
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'bad-request', 'body: not a JSON document', 'body');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'bad-request', 'body: expected a JSON object', 'body');
+  return body as Record<string, unknown>;
+}
+
+type Kind = 'value' | 'list' | 'flag';
+
+/**
+ * A JSON body as the CLI's options (strings, lists of strings, flags) under the same names, so
+ * the application layer checks them exactly as it checks the command line.
+ */
+function asOptions(body: Record<string, unknown>, spec: Record<string, Kind>): Record<string, string | string[] | boolean> {
+  const options: Record<string, string | string[] | boolean> = {};
+  for (const [name, value] of Object.entries(body)) {
+    const kind = spec[name];
+    if (kind === undefined) throw new HttpError(400, 'bad-request', `${name}: unknown parameter`, name);
+    if (value === null || value === undefined) continue;
+    const scalar = (v: unknown): string => {
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      throw new HttpError(400, 'bad-request', `${name}: expected a string or a number`, name);
+    };
+    if (kind === 'flag') {
+      if (typeof value !== 'boolean') throw new HttpError(400, 'bad-request', `${name}: expected true or false`, name);
+      options[name] = value;
+    } else if (kind === 'list') {
+      const list = Array.isArray(value) ? value.map(scalar) : [scalar(value)];
+      if (list.length > 10_000) throw new HttpError(400, 'bad-request', `${name}: too many values`, name);
+      options[name] = list;
+    } else options[name] = scalar(value);
+  }
+  return options;
+}
+
+const RANK_PARAMETERS: Record<string, Kind> = {
+  method: 'value', solver: 'value', damping: 'value', tolerance: 'value', maxIterations: 'value', teleport: 'list', root: 'list',
+  maxLevel: 'value', walks: 'value', seed: 'value', strategy: 'value', reads: 'value', focus: 'value', focusShare: 'value',
+  discoveryShare: 'value', alpha: 'value', sweep: 'value', threads: 'value', top: 'value', save: 'flag',
+};
+
+const CRAWL_PARAMETERS: Record<string, Kind> = {
+  seeds: 'list', resume: 'flag', filter: 'list', fence: 'list', extensions: 'value', hosts: 'value', allowIp: 'list', denyIp: 'list',
+  ipCountry: 'value', country: 'list', denyCountry: 'list', resolve: 'list', delay: 'value', perHost: 'value', concurrency: 'value',
+  maxPages: 'value', maxDepth: 'value', maxTime: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
+  focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
+  userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
+};
+
+const IMPORT_PARAMETERS: Record<string, Kind> = {
+  path: 'value', format: 'value', labels: 'value', separator: 'value', header: 'flag', ids: 'value', weighted: 'flag', undirected: 'flag', countDuplicates: 'flag',
+};
+
+/** The confirmation POST /api/reset needs, word for word. */
+export const RESET_CONFIRMATION = 'delete all data';
+
+/** Runs a ranking on a worker thread (the solvers are synchronous); progress per iteration comes back as events. */
+function rankOnWorker(db: string, options: RankOptions, control: { progress: (e: RankWorkerMessage & { type: 'progress' }) => void; signal: AbortSignal }): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const input: RankWorkerInput = { db, options };
+    const worker = new Worker(new URL('./rank-worker.js', import.meta.url), { workerData: input });
+    let settled = false;
+    const settle = (f: () => void): void => {
+      if (!settled) {
+        settled = true;
+        f();
+      }
+    };
+    control.signal.addEventListener('abort', () => {
+      void worker.terminate();
+      settle(() => reject(new Error('cancelled')));
+    });
+    worker.on('message', (message: RankWorkerMessage) => {
+      if (message.type === 'progress') control.progress(message);
+      else if (message.type === 'done') settle(() => resolve(message.result));
+      else {
+        const { name, message: text, option } = message.error;
+        const error = option !== undefined ? new OptionError(option, text.startsWith(`${option}: `) ? text.slice(option.length + 2) : text) : new Error(text);
+        if (option === undefined && name !== 'Error') Object.assign(error, { name });
+        settle(() => reject(name === 'UnknownNodeError' || option !== undefined ? error : new HttpError(400, 'bad-request', text)));
+      }
+    });
+    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`rank worker exited with status ${code}`))));
+  });
+}
+
+export function buildRoutes(server: ServerContext): Hono {
+  const app = new Hono();
+  const describeError = (error: unknown) => toErrorResponse(error, server.log).body.error;
+
+  app.onError((error, c) => {
+    const { status, body } = toErrorResponse(error, server.log);
+    return c.json(body, status as 400);
+  });
+
+  // Every answer: security headers. Every request: a Host of ours (DNS rebinding), and the token where needed.
+  app.use('*', async (c, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    const host = (c.req.header('host') ?? '').toLowerCase();
+    if (!server.allowedHosts.has(host)) {
+      throw new HttpError(403, 'bad-host', `Host '${host.slice(0, 100)}' is not this server's; use the address it printed`);
+    }
+    const method = c.req.method;
+    const header = c.req.header(TOKEN_HEADER);
+    if (server.remote) {
+      const cookie = /(?:^|;\s*)wga_token=([^;]*)/.exec(c.req.header('cookie') ?? '')?.[1];
+      const given = query(c, 'token');
+      if (given !== undefined && sameToken(given, server.token) && method === 'GET' && !c.req.path.startsWith('/api/')) {
+        // Opened with ?token=: keep it in a cookie for this site's later requests (and EventSource), then drop it from the address.
+        const url = new URL(c.req.url);
+        url.searchParams.delete('token');
+        c.header('Set-Cookie', `${TOKEN_COOKIE}=${server.token}; Path=/; HttpOnly; SameSite=Strict`);
+        return c.redirect(`${url.pathname}${url.search}`, 303);
+      }
+      if (!sameToken(header, server.token) && !sameToken(cookie, server.token)) {
+        throw new HttpError(403, 'forbidden', 'this server listens beyond loopback: open it with the ?token= address it printed, or send the X-WGA-Token header');
+      }
+    }
+    if (method !== 'GET' && method !== 'HEAD' && !sameToken(header, server.token)) {
+      throw new HttpError(403, 'forbidden', `${method} needs the server's token in the X-WGA-Token header (the page has it in <meta name="wga-token">)`);
+    }
+    await next();
+    return undefined;
+  });
+
+  const storeGraph = async (): Promise<StoreGraph> => {
+    const source = await server.cache.source();
+    return { graph: source.graph, pageIds: source.pageIds!, store: server.store };
+  };
+
+  // ---- cheap calls (no graph) ----
+  app.get('/api/info', async (c) => {
+    const [counts, crawl] = await Promise.all([server.store.counts(), server.crawl.status()]);
+    return c.json({
+      store: server.store.location,
+      kind: server.store.kind,
+      version: server.version,
+      counts,
+      crawl: { running: crawl.running, owner: crawl.owner },
+      graphReady: server.cache.ready,
+    });
+  });
+
+  app.get('/api/page', async (c) => {
+    const url = required(c, 'url');
+    const offset = integer(c, 'offset', 0, 0);
+    const limit = integer(c, 'limit', 100, 0, 100_000);
+    return c.json(await pageDetail(server.store, url, { offset, limit }));
+  });
+
+  app.get('/api/search', async (c) => {
+    const q = required(c, 'q');
+    const mode = choiceOption('mode', query(c, 'mode'), [...SEARCH_MODES, 'linksTo', 'linkedFrom'] as const, 'substring');
+    const by = mode === 'linksTo' || mode === 'linkedFrom' ? mode : 'url';
+    const match = by === 'url' ? (mode as (typeof SEARCH_MODES)[number]) : flag(c, 'prefix') ? 'prefix' : 'substring';
+    if (!(SEARCH_BY as readonly string[]).includes(by)) throw new HttpError(400, 'bad-request', 'mode: unknown', 'mode');
+    const limit = integer(c, 'limit', 50, 1, 10_000);
+    return c.json(await search(server.store, q, { mode: match, by, limit }));
+  });
+
+  app.get('/api/runs', async (c) => c.json(await listRuns(server.store)));
+  app.get('/api/runs/:id', async (c) => {
+    const id = runId(c);
+    const k = integer(c, 'top', 10, 1, 10_000);
+    await getRun(server.store, id);
+    return c.json(await topPages(server.store, { method: '', run: id, k }));
+  });
+  app.delete('/api/runs/:id', async (c) => c.json(await deleteRun(server.store, runId(c))));
+  app.get('/api/runs/:id/scores', async (c) => {
+    const id = runId(c);
+    const text = await runScoresTsv(server.store, id);
+    c.header('Content-Disposition', `attachment; filename="wga-run-${id}.tsv"`);
+    return c.body(text, 200, { 'Content-Type': 'text/tab-separated-values; charset=utf-8' });
+  });
+  app.get('/api/top', async (c) => {
+    const method = query(c, 'score') ?? 'pagerank';
+    const run = query(c, 'run') === undefined ? undefined : runId(c, 'run', query(c, 'run'));
+    return c.json(await topPages(server.store, { method, run, k: integer(c, 'top', 10, 1, 10_000) }));
+  });
+  app.get('/api/compare', async (c) => {
+    const a = runId(c, 'a', required(c, 'a'));
+    const b = runId(c, 'b', required(c, 'b'));
+    return c.json(await compareRuns(server.store, a, b));
+  });
+
+  // ---- analyses of the loaded graph ----
+  app.get('/api/stats', async (c) => c.json(await server.cache.memo('stats', (source) => stats(source))));
+  app.get('/api/scc', async (c) => {
+    const root = query(c, 'root');
+    const top = integer(c, 'top', 10, 0, 10_000);
+    return c.json(await server.cache.memo(`scc\n${root ?? ''}\n${top}`, (source) => scc(source, { root, top })));
+  });
+  app.get('/api/levels', async (c) => {
+    const roots = c.req.queries('root')?.filter((r) => r !== '') ?? [];
+    if (roots.length === 0) throw new HttpError(400, 'bad-request', 'root: missing (one or more root pages)', 'root');
+    const maxLevel = integerOption('maxLevel', query(c, 'maxLevel'), Infinity, 0);
+    const page = query(c, 'page');
+    return c.json(
+      await server.cache.memo(`levels\n${roots.join('\n')}\n${maxLevel}\n${page ?? ''}`, (source) => levels(source, { roots, maxLevel, page })),
+    );
+  });
+  app.get('/api/degrees', async (c) => {
+    const top = integer(c, 'top', 10, 0, 10_000);
+    return c.json(await server.cache.memo(`degrees\n${top}`, (source) => degrees(source, { top })));
+  });
+  app.get('/api/neighbourhood', async (c) => {
+    const url = required(c, 'url');
+    const depth = integer(c, 'depth', 1, 1, 2);
+    const limit = integer(c, 'limit', 60, 1, 500);
+    return c.json(await neighbourhood(await storeGraph(), url, { depth, limit }));
+  });
+  app.get('/api/crawl-tree', async (c) => {
+    const limit = integer(c, 'limit', 500, 1, 5000);
+    const root = query(c, 'root');
+    return c.json(await crawlTree(await storeGraph(), { root, limit }));
+  });
+  app.get('/api/dir-tree', async (c) => {
+    const maxChildren = integer(c, 'maxChildren', 50, 1, 1000);
+    const maxDepth = integer(c, 'maxDepth', 6, 1, 50);
+    return c.json(
+      await server.cache.memo(`dir\n${maxChildren}\n${maxDepth}`, (source) => {
+        const { labels } = source.graph;
+        const urls = (function* () {
+          for (let v = 0; v < source.graph.nodeCount; v++) yield labels.label(v);
+        })();
+        return directoryTree(urls, { maxChildren, maxDepth });
+      }),
+    );
+  });
+
+  // ---- jobs ----
+  app.post('/api/rank', async (c) => {
+    const body = await jsonBody(c);
+    const options = asOptions(body, RANK_PARAMETERS) as RankOptions;
+    if (options.save === undefined) options.save = true;
+    parseRankOptions(options); // 400 now rather than a failed job
+    const job = server.jobs.start(
+      'rank',
+      body,
+      (control) => rankOnWorker(server.db, options, { progress: (m) => control.progress(m.event), signal: control.signal }),
+      describeError,
+    );
+    return c.json({ job: job.json }, 202);
+  });
+
+  app.post('/api/import', async (c) => {
+    const type = c.req.header('content-type') ?? '';
+    let path: string;
+    let cleanup: (() => Promise<void>) | null = null;
+    let file: Record<string, string | string[] | boolean>;
+    if (type.startsWith('application/json') || type === '') {
+      file = asOptions(await jsonBody(c), IMPORT_PARAMETERS);
+      if (typeof file['path'] !== 'string') throw new HttpError(400, 'bad-request', 'path: missing (a graph file on the server; or upload one as application/octet-stream)', 'path');
+      path = file['path'];
+    } else if (type.startsWith('application/octet-stream')) {
+      // The upload keeps its name's extension (.gz, .csv, ...): the format is detected from it.
+      const name = basename(query(c, 'name') ?? 'upload.txt').replace(/[^A-Za-z0-9._-]/g, '_') || 'upload.txt';
+      file = asOptions(Object.fromEntries(Object.entries(c.req.query()).filter(([k]) => k !== 'name')), IMPORT_PARAMETERS);
+      const dir = await mkdtemp(join(tmpdir(), 'wga-upload-'));
+      path = join(dir, name);
+      cleanup = () => rm(dir, { recursive: true, force: true });
+      const body = c.req.raw.body;
+      if (body === null) throw new HttpError(400, 'bad-request', 'body: empty upload', 'body');
+      let bytes = 0;
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          callback(bytes > MAX_UPLOAD_BYTES ? new HttpError(413, 'too-large', `body: larger than ${MAX_UPLOAD_BYTES} bytes`) : null, chunk);
+        },
+      });
+      try {
+        await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream), limit, createWriteStream(path));
+      } catch (error) {
+        await cleanup();
+        throw error;
+      }
+    } else throw new HttpError(415, 'bad-request', `Content-Type '${type.slice(0, 60)}': send application/json ({path}) or application/octet-stream (the file)`);
+    if (server.crawl.runningHere) throw new HttpError(409, 'conflict', 'a crawl is running; stop it before importing');
+    const job = server.jobs.start(
+      'import',
+      { ...file, path: cleanup === null ? path : basename(path) },
+      async (control) => {
+        try {
+          return await importGraph(server.store, path, file, { onProgress: control.progress, signal: control.signal });
+        } finally {
+          server.cache.invalidate();
+          await cleanup?.();
+        }
+      },
+      describeError,
+    );
+    return c.json({ job: job.json }, 202);
+  });
+
+  app.get('/api/jobs', (c) => c.json({ jobs: server.jobs.list() }));
+  app.get('/api/jobs/:id', (c) => {
+    const job = server.jobs.get(c.req.param('id'));
+    if (job === undefined) throw new HttpError(404, 'not-found', 'no such job');
+    return c.json({ job: job.json });
+  });
+  const cancel = (c: Context) => {
+    const job = server.jobs.cancel(c.req.param('id') ?? '');
+    if (job === undefined) throw new HttpError(404, 'not-found', 'no such job');
+    return c.json({ job: job.json });
+  };
+  app.delete('/api/jobs/:id', cancel);
+  app.post('/api/jobs/:id/cancel', cancel);
+  app.get('/api/jobs/:id/events', (c) => {
+    const job = server.jobs.get(c.req.param('id'));
+    if (job === undefined) throw new HttpError(404, 'not-found', 'no such job');
+    return streamSSE(c, async (stream) => {
+      await stream.writeSSE({ event: 'job', data: JSON.stringify(job.json) });
+      if (job.json.state !== 'running') {
+        await stream.writeSSE({ event: 'end', data: JSON.stringify(job.json) });
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const onProgress = (event: unknown): void => void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+        const onEnd = (json: unknown): void => {
+          stop();
+          void stream.writeSSE({ event: 'end', data: JSON.stringify(json) }).finally(resolve);
+        };
+        const stop = (): void => {
+          job.events.off('progress', onProgress);
+          job.events.off('end', onEnd);
+        };
+        job.events.on('progress', onProgress);
+        job.events.on('end', onEnd);
+        stream.onAbort(() => {
+          stop();
+          resolve();
+        });
+      });
+    });
+  });
+
+  // ---- crawl ----
+  app.get('/api/crawl', async (c) => c.json({ crawl: await server.crawl.status() }));
+  app.post('/api/crawl', async (c) => {
+    const options = asOptions(await jsonBody(c), CRAWL_PARAMETERS) as CrawlCliOptions & { seeds?: string[] };
+    const seeds = options.seeds ?? [];
+    delete options.seeds;
+    const status = await server.crawl.start(seeds, options);
+    server.cache.invalidate();
+    return c.json({ crawl: status }, 202);
+  });
+  app.post('/api/crawl/stop', async (c) => c.json({ crawl: await server.crawl.stop() }));
+  app.get('/api/crawl/events', (c) =>
+    streamSSE(c, async (stream) => {
+      await new Promise<void>((resolve) => {
+        const unwatch = server.crawl.watch((status) => {
+          void stream.writeSSE({ event: 'status', data: JSON.stringify(status) }).catch(() => {
+            unwatch();
+            resolve();
+          });
+        });
+        stream.onAbort(() => {
+          unwatch();
+          resolve();
+        });
+      });
+    }),
+  );
+
+  // ---- data ----
+  app.post('/api/reset', async (c) => {
+    const body = await jsonBody(c);
+    if (body['confirm'] !== RESET_CONFIRMATION) {
+      throw new HttpError(400, 'bad-request', `confirm: send {"confirm": "${RESET_CONFIRMATION}"} to delete every page, link and run`, 'confirm');
+    }
+    if ((await server.crawl.status()).running) throw new HttpError(409, 'conflict', 'a crawl is running; stop it before deleting the data');
+    const result = await resetStore(server.store);
+    server.cache.invalidate();
+    return c.json(result);
+  });
+
+  app.all('/api/*', () => {
+    throw new HttpError(404, 'not-found', 'no such API endpoint (see docs/http-api.md)');
+  });
+
+  // ---- the GUI: files, else index.html for every page route (deep links) ----
+  app.get('*', async (c) => {
+    const file = await server.files.file(c.req.path);
+    if (file !== null) return c.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
+    c.header('Cache-Control', 'no-store');
+    return c.html(await server.files.indexHtml());
+  });
+  app.all('*', () => {
+    throw new HttpError(405, 'bad-request', 'only GET is answered outside /api/');
+  });
+  return app;
+}

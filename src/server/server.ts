@@ -1,0 +1,119 @@
+/**
+ * `wga serve`: the HTTP server of the GUI and the JSON API over one store. Listens on loopback
+ * (127.0.0.1) and a free port unless told otherwise; beyond loopback it insists on a token.
+ */
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import { CrawlWatch } from './crawl-watch.js';
+import { GraphCache } from './graph-cache.js';
+import { toErrorResponse } from './http-errors.js';
+import { JobList } from './jobs.js';
+import { type ServerContext, buildRoutes } from './routes.js';
+import { allowedHosts, generateToken, isLoopback, validToken } from './security.js';
+import { DEFAULT_WEB_ROOT, StaticFiles } from './static-files.js';
+import { OptionError } from '../errors.js';
+
+export interface ServeOptions {
+  /** The store: a SQLite file or a postgres:// URL. */
+  db: string;
+  host?: string;
+  /** 0 (the default): a free port. */
+  port?: number;
+  /** The secret for requests that change something; generated when not given. */
+  token?: string;
+  /** Where the GUI's built files are (default: dist/web/). */
+  webRoot?: string;
+  /** Load the graph right away, so the first analyses answer fast (default true). */
+  warm?: boolean;
+  log?: (text: string) => void;
+}
+
+export interface RunningServer {
+  /** http://HOST:PORT/ */
+  url: string;
+  host: string;
+  port: number;
+  token: string;
+  /** The token was generated (not given with --token). */
+  generatedToken: boolean;
+  /** Listening beyond loopback (every request needs the token). */
+  remote: boolean;
+  store: Store;
+  close(): Promise<void>;
+}
+
+function version(): string {
+  const packageJson = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? ((text: string) => process.stderr.write(`${text}\n`));
+  if (options.token !== undefined && !validToken(options.token)) {
+    throw new OptionError('--token', 'expected 16 to 200 characters of A-Z, a-z, 0-9, ".", "_", "~", "-"');
+  }
+  const token = options.token ?? generateToken();
+  const store = await openStore(options.db, { create: true });
+  const cache = new GraphCache(store);
+  const context: ServerContext = {
+    store,
+    db: options.db,
+    version: version(),
+    token,
+    remote: !isLoopback(host),
+    allowedHosts: new Set(),
+    cache,
+    jobs: new JobList(),
+    crawl: new CrawlWatch(store, options.db, {
+      changed: () => cache.invalidate(),
+      describeError: (error) => toErrorResponse(error, log).body.error,
+    }),
+    files: new StaticFiles(options.webRoot ?? DEFAULT_WEB_ROOT, token),
+    log,
+  };
+  const app = buildRoutes(context);
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // SSE streams stay open: no request timeout for them; idle keep-alive sockets close quickly.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 5000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await store.close();
+    const e = error as NodeJS.ErrnoException;
+    throw new OptionError(e.code === 'EADDRINUSE' ? '--port' : '--host', `cannot listen on ${host}:${options.port ?? 0}: ${e.code ?? e.message}`);
+  }
+  const port = (server.address() as AddressInfo).port;
+  for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
+  if (options.warm !== false) {
+    cache.source().catch((error: unknown) => log(`wga serve: could not load the graph: ${(error as Error).message}`));
+  }
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}/`,
+    host,
+    port,
+    token,
+    generatedToken: options.token === undefined,
+    remote: context.remote,
+    store,
+    close: async () => {
+      context.jobs.cancelAll();
+      await context.crawl.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * The GUI in a real browser (Debian's Chromium driven by playwright-core), against `wga serve` on
+ * loopback: a crawl of the demo site started from the form, watched live and finishing with the
+ * counts of `wga crawl`; PageRank and Monte Carlo run from the GUI giving the CLI's top pages and
+ * scores; search, links, deep links; deleting the data after confirming; the token check.
+ * Skips with one line when Chromium is missing, unless CI requires it (WGA_REQUIRE_BROWSER=1).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { Website } from '../../src/experiments/website.js';
+import { serveWebsite, type ServedWebsite } from '../../src/experiments/website-server.js';
+import { temporaryDirectory } from '../helpers.js';
+import { browserMissing, browserRequired, launchBrowser, type RunningServer, startServer, until, wgaJson } from './harness.js';
+
+/** The demo's fence around its spider trap (src/cli/commands/demo.ts). */
+const TRAP_FENCE = '/calendar/[0-9]{2,}\\.html$';
+const missing = browserMissing();
+
+interface CrawlJson {
+  known: number;
+  fetched: number;
+  failed: number;
+  excluded: number;
+  redirects: number;
+  other: number;
+  frontier: number;
+  stoppedBy: string;
+}
+interface RankJson {
+  iterations: number;
+  top: Array<{ rank: number; label: string; score: number; stdDev?: number }>;
+}
+
+/** The rows of the first table under `selector`, as cell texts. */
+async function tableRows(page: Page, selector: string): Promise<string[][]> {
+  return page.$$eval(`${selector} table tbody tr`, (rows) => (rows as unknown as Element[]).map((row) => Array.from(row.querySelectorAll('td'), (cell) => (cell.textContent ?? '').trim())));
+}
+
+/** The little of the DOM the page callbacks use (the tests compile without the DOM library). */
+interface Element {
+  textContent: string | null;
+  querySelectorAll(selector: string): ArrayLike<Element>;
+  getAttribute(name: string): string | null;
+}
+
+function relativeDifference(a: number, b: number): number {
+  return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
+}
+
+if (missing !== null && !browserRequired) {
+  describe('the GUI in Chromium', () => it(`skipped: ${missing}`, { skip: missing }, () => undefined));
+} else if (missing !== null) {
+  describe('the GUI in Chromium', () => it('finds Chromium', () => assert.fail(`Chromium is required (WGA_REQUIRE_BROWSER=1): ${missing}`)));
+} else {
+  describe('the GUI in Chromium', { timeout: 600_000 }, () => {
+    let browser: Browser;
+    let site: ServedWebsite;
+    let server: RunningServer;
+    let page: Page;
+    const dir = temporaryDirectory();
+    const db = join(dir.path, 'gui.sqlite');
+    const cliDb = join(dir.path, 'cli.sqlite');
+    const dialogs: string[] = [];
+
+    before(async () => {
+      // 300 pages answered after 15 ms each, two at a time: a crawl of a few seconds, long enough to watch.
+      site = await serveWebsite(new Website({ pages: 300, seed: 3 }), { delayMs: 15 });
+      server = await startServer(db);
+      browser = await launchBrowser();
+      page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+      await site?.close();
+      dir.cleanup();
+    });
+
+    it('refuses a POST or DELETE without the token, from outside and from the page', async () => {
+      const bare = await fetch(`${server.origin}/api/crawl`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seeds: [`${site.origin}/`] }) });
+      assert.equal(bare.status, 403);
+      const body = (await bare.json()) as { error: { code: string } };
+      assert.equal(body.error.code, 'forbidden');
+      const wrong = await fetch(`${server.origin}/api/reset`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wga-token': 'not-the-token' }, body: JSON.stringify({ confirm: 'delete all data' }) });
+      assert.equal(wrong.status, 403);
+      await page.goto(`${server.origin}/crawl`);
+      const token = await page.getAttribute('meta[name="wga-token"]', 'content');
+      assert.ok(token !== null && token.length >= 16, `the page carries a token: ${token}`);
+      const statuses = await page.evaluate(async () => {
+        const post = await fetch('/api/crawl', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"seeds":["http://127.0.0.1:9/"]}' });
+        const del = await fetch('/api/runs/1', { method: 'DELETE' });
+        return [post.status, del.status];
+      });
+      assert.deepEqual(statuses, [403, 403]);
+      const info = await (await fetch(`${server.origin}/api/info`)).json() as { counts: { pages: number }; crawl: { running: boolean } };
+      assert.equal(info.counts.pages, 0, 'nothing was crawled');
+      assert.equal(info.crawl.running, false);
+    });
+
+    it('starts a crawl from the form, shows the counters moving, and ends with the counts of wga crawl', async () => {
+      await page.goto(`${server.origin}/crawl`);
+      await page.fill('textarea[name=seeds]', `${site.origin}/`);
+      await page.click('details[data-group="Addresses and countries"] > summary');
+      await page.fill('textarea[name=allowIp]', '127.0.0.1/32');
+      await page.fill('textarea[name=fence]', TRAP_FENCE);
+      await page.fill('input[name=delay]', '0');
+      await page.fill('input[name=perHost]', '2');
+      await page.fill('input[name=concurrency]', '2');
+      await page.click('button[name=start]');
+      const seen = new Set<string>();
+      await until(
+        async () => {
+          const [running, fetched] = await Promise.all([page.getAttribute('[data-crawl-state]', 'data-running'), page.textContent('[data-counter=fetched]')]);
+          if (running === 'true' && fetched !== null && fetched !== '–' && fetched !== '0') seen.add(fetched);
+          return running === 'false' && (await page.$('[data-report]')) !== null;
+        },
+        240_000,
+        'the crawl to finish',
+      );
+      assert.ok(seen.size >= 2, `the fetched counter took several values while the crawl ran: ${[...seen].join(', ')}`);
+      const field = async (name: string): Promise<number> => Number(((await page.textContent(`[data-report-field=${name}]`)) ?? '').replace(/,/g, ''));
+      const cli = await wgaJson<CrawlJson>(['crawl', `${site.origin}/`, '--db', cliDb, '--allow-ip', '127.0.0.1/32', '--fence', TRAP_FENCE, '--delay', '0', '--per-host', '2', '--concurrency', '2', '--quiet']);
+      assert.equal(cli.stoppedBy, 'done');
+      assert.equal(await page.textContent('[data-report-field=stoppedBy]'), 'done');
+      for (const name of ['known', 'fetched', 'failed', 'excluded', 'redirects', 'other', 'frontier'] as const) {
+        assert.equal(await field(name), cli[name], `${name}: GUI against wga crawl`);
+      }
+      assert.ok(cli.fetched > 250, `the demo site was crawled: ${cli.fetched} pages`);
+      // The live counters end on the same figures.
+      assert.equal(Number((await page.textContent('[data-counter=fetched]'))!.replace(/,/g, '')), cli.fetched);
+    });
+
+    const rankFromGui = async (method: 'pagerank' | 'montecarlo', fill: Record<string, string>): Promise<string[][]> => {
+      await page.goto(`${server.origin}/rank`);
+      await page.selectOption('select[name=method]', method);
+      for (const [name, value] of Object.entries(fill)) {
+        if (name === 'solver') await page.selectOption('select[name=solver]', value);
+        else await page.fill(`input[name=${name}]`, value);
+      }
+      await page.click('button[name=run]');
+      await page.waitForSelector('[data-rank-result] table', { timeout: 120_000 });
+      return tableRows(page, '[data-rank-result]');
+    };
+
+    it('runs PageRank by power iteration from the GUI: the top pages and scores of wga rank, and a convergence curve', async () => {
+      const rows = await rankFromGui('pagerank', { solver: 'power', top: '10' });
+      const cli = await wgaJson<RankJson>(['rank', '--db', db, '--method', 'pagerank', '--solver', 'power', '--top', '10']);
+      assert.equal(rows.length, 10);
+      rows.forEach((row, i) => {
+        assert.equal(row[2], cli.top[i]!.label, `rank ${i + 1}`);
+        assert.ok(relativeDifference(Number(row[1]), cli.top[i]!.score) < 1e-3, `score of ${row[2]}: ${row[1]} against ${cli.top[i]!.score}`);
+      });
+      assert.equal(await page.textContent('[data-fact=iterations]'), String(cli.iterations));
+      const points = Number(await page.getAttribute('.convergence', 'data-points'));
+      assert.ok(points >= Math.min(cli.iterations, 10), `the convergence curve has a point per iteration: ${points} of ${cli.iterations}`);
+    });
+
+    it('runs PageRank by Monte Carlo from the GUI: the same top pages and scores as wga rank with the same seed, with error bars', async () => {
+      const rows = await rankFromGui('montecarlo', { walks: '20', seed: '7', top: '10' });
+      const cli = await wgaJson<RankJson>(['rank', '--db', db, '--method', 'montecarlo', '--walks', '20', '--seed', '7', '--top', '10']);
+      assert.equal(rows.length, 10);
+      rows.forEach((row, i) => {
+        assert.equal(row[4], cli.top[i]!.label, `rank ${i + 1}`);
+        assert.ok(relativeDifference(Number(row[1]), cli.top[i]!.score) < 1e-3, `score of ${row[4]}`);
+        assert.ok(relativeDifference(Number(row[2]), cli.top[i]!.stdDev!) < 1e-3, `standard deviation of ${row[4]}`);
+      });
+      assert.equal(await page.locator('[data-rank-result] svg.error-bars rect').count(), 10);
+    });
+
+    it('lists the stored runs and compares two as wga compare does', async () => {
+      await page.goto(`${server.origin}/rank`);
+      await page.waitForSelector('button[name=compare]');
+      const runs = await page.$$eval('select[name=a] option', (options) => options.map((o) => o.getAttribute('value')));
+      assert.ok(runs.length >= 3, `the crawl's OPIC run and the two rankings are stored: ${runs.join(', ')}`);
+      await page.click('button[name=compare]');
+      await page.waitForSelector('[data-compare-result] table');
+      const rows = await tableRows(page, '[data-compare-result]');
+      const a = await page.inputValue('select[name=a]');
+      const b = await page.inputValue('select[name=b]');
+      const cli = await wgaJson<{ kendallTau: number; spearman: number }>(['compare', '--db', db, a, b]);
+      const tau = rows.find((r) => r[0] === 'Kendall tau')!;
+      assert.equal(tau[1], cli.kendallTau.toFixed(4));
+      assert.equal(rows.find((r) => r[0] === 'Spearman')![1], cli.spearman.toFixed(4));
+    });
+
+    it('searches pages by URL and follows their links to other pages', async () => {
+      await page.goto(`${server.origin}/pages`);
+      await page.fill('input[name=q]', '/p/1');
+      await page.press('input[name=q]', 'Enter');
+      await page.waitForURL(/\/search\?q=%2Fp%2F1$/);
+      await page.waitForSelector('[data-search-results] table');
+      const urls = await page.$$eval('[data-search-results] a.page-link', (links) => links.map((a) => a.textContent));
+      assert.ok(urls.length > 5 && urls.every((u) => u !== null && u.includes('/p/1')), `every result contains /p/1: ${urls.slice(0, 5).join(' ')}`);
+      const target = `${site.origin}/p/1.html`;
+      await page.click(`[data-search-results] a.page-link[title="${target}"]`);
+      await page.waitForURL((url) => url.pathname === '/page' && url.searchParams.get('url') === target);
+      assert.equal(await page.textContent('[data-page-title]'), 'Page 1');
+      // Page 1 links to its tree children 9..16 (website.ts): follow one.
+      const child = `${site.origin}/p/9.html`;
+      await page.click(`[data-links=out] a.page-link[title="${child}"]`);
+      await page.waitForURL((url) => url.searchParams.get('url') === child);
+      assert.equal(await page.textContent('[data-page-title]'), 'Page 9');
+      await page.waitForSelector(`[data-links=in] a.page-link[title="${target}"]`);
+      await page.goBack();
+      await page.waitForURL((url) => url.searchParams.get('url') === target);
+      assert.equal(await page.textContent('[data-page-title]'), 'Page 1');
+      await page.waitForSelector('svg.neighbourhood circle');
+      const drawn = await page.locator('svg.neighbourhood circle').count();
+      assert.ok(drawn > 9, `the neighbourhood drawing shows page 1 and its neighbours: ${drawn}`);
+    });
+
+    it('opens deep links to a page and to a search when loaded directly', async () => {
+      const fresh = await browser.newPage();
+      try {
+        await fresh.goto(`${server.origin}/page?url=${encodeURIComponent(`${site.origin}/`)}`);
+        await fresh.waitForSelector('[data-page-title]');
+        assert.equal(await fresh.textContent('[data-page-title]'), 'Page 0');
+        assert.equal(await fresh.getAttribute('a[data-tab=pages]', 'aria-current'), 'page');
+        await fresh.goto(`${server.origin}/search?q=${encodeURIComponent('/missing/')}`);
+        await fresh.waitForSelector('[data-search-results] table');
+        const statuses = await fresh.$$eval('[data-search-results] .status-badge', (badges) => badges.map((b) => b.textContent));
+        assert.ok(statuses.length > 0 && statuses.every((s) => s === '404'), `the broken links are 404s: ${statuses.join(' ')}`);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('shows the graph: its size, the bow-tie as wga scc counts it, and the crawl tree', async () => {
+      await page.goto(`${server.origin}/graph`);
+      await page.waitForSelector('svg.bowtie');
+      const scc = await wgaJson<{ bowTie: Record<string, number> }>(['scc', '--db', db]);
+      const core = await page.textContent('svg.bowtie [data-part=core] .count');
+      assert.equal(core, scc.bowTie.core!.toLocaleString('en-US'));
+      await page.click('button[data-part=tree]');
+      await page.waitForURL(/part=tree/);
+      await page.waitForSelector('canvas.force-tree');
+      const stats = await wgaJson<{ nodes: number }>(['stats', '--db', db]);
+      assert.equal(Number(await page.getAttribute('canvas.force-tree', 'data-nodes')), stats.nodes);
+      await page.waitForSelector('[data-tree-list] li');
+    });
+
+    it('deletes all the data only after the confirmation', async () => {
+      await page.goto(`${server.origin}/data`);
+      await page.click('button[name=reset]');
+      await page.click('dialog.confirm button[name=cancel]');
+      await page.waitForSelector('[data-reset-result] .notice.info');
+      let info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; runs: number } };
+      assert.ok(info.counts.pages > 250, 'cancelled: nothing deleted');
+      await page.click('button[name=reset]');
+      await page.click('dialog.confirm button[name=confirm]');
+      await page.waitForSelector('[data-reset-result] .notice.ok');
+      info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; runs: number } };
+      assert.equal(info.counts.pages, 0);
+      assert.equal(info.counts.runs, 0);
+      assert.equal(await page.textContent('[data-fact=pages]'), '0');
+      assert.deepEqual(dialogs, [], 'no browser dialog was opened');
+    });
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * Crawled content is hostile: a site whose titles, URLs and links carry `<script>`, `<img onerror>`,
+ * `"><svg onload>` and `javascript:` payloads, and an imported graph whose page labels are such
+ * payloads, are shown by the GUI as text. No script of theirs runs (the global they would set stays
+ * undefined, no dialog opens), no element they describe appears in the DOM, and no link the GUI
+ * draws has a javascript: address.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { temporaryDirectory } from '../helpers.js';
+import { browserMissing, browserRequired, launchBrowser, type RunningServer, startServer, wga } from './harness.js';
+import { PAYLOADS, serveHostileSite } from './hostile-site.js';
+
+const missing = browserMissing();
+
+/** Labels of an imported edge list (tab-separated, so they may hold spaces). */
+const HOSTILE_LABELS = ['javascript:window.__wgaPwned=7;alert(7)', '<img src=x onerror="window.__wgaPwned=8">', '"><svg onload="window.__wgaPwned=9">', 'data:text/html,<script>alert(10)</script>'];
+
+interface Evidence {
+  pwned: unknown;
+  injected: number;
+  scriptLinks: string[];
+  text: string;
+}
+
+/** What a page shows that would betray an injection. */
+async function evidence(page: Page): Promise<Evidence> {
+  return page.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }>; body: { innerText: string } } }).document;
+    const links = Array.from(doc.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? '');
+    return {
+      pwned: (globalThis as { __wgaPwned?: unknown }).__wgaPwned,
+      // Inline scripts, images, frames and any element carrying an event-handler attribute.
+      injected: doc.querySelectorAll('script:not([src]), img, iframe, [onerror], [onload], [onclick]').length,
+      scriptLinks: links.filter((href) => !/^(https?:|\/)/i.test(href.trim())),
+      text: doc.body.innerText,
+    };
+  });
+}
+
+if (missing !== null && !browserRequired) {
+  describe('hostile content in the GUI', () => it(`skipped: ${missing}`, { skip: missing }, () => undefined));
+} else if (missing !== null) {
+  describe('hostile content in the GUI', () => it('finds Chromium', () => assert.fail(`Chromium is required (WGA_REQUIRE_BROWSER=1): ${missing}`)));
+} else {
+  describe('hostile content in the GUI', { timeout: 300_000 }, () => {
+    let browser: Browser;
+    let server: RunningServer;
+    let page: Page;
+    let origin = '';
+    const dir = temporaryDirectory();
+    const db = join(dir.path, 'hostile.sqlite');
+    const dialogs: string[] = [];
+
+    before(async () => {
+      const site = await serveHostileSite();
+      origin = site.origin;
+      try {
+        await wga(['crawl', `${origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--quiet']);
+      } finally {
+        await site.close();
+      }
+      const edges = join(dir.path, 'hostile.tsv');
+      writeFileSync(edges, HOSTILE_LABELS.map((label, i) => `${label}\t${HOSTILE_LABELS[(i + 1) % HOSTILE_LABELS.length]}\n`).join('') + `${origin}/\t${HOSTILE_LABELS[0]}\n`);
+      await wga(['import', edges, '--db', db, '--separator', 'tab']);
+      server = await startServer(db);
+      browser = await launchBrowser();
+      page = await browser.newPage();
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+      dir.cleanup();
+    });
+
+    const visit = async (path: string, ready: string): Promise<Evidence> => {
+      await page.goto(`${server.origin}${path}`);
+      await page.waitForSelector(ready, { timeout: 60_000 });
+      await page.waitForLoadState('networkidle');
+      const seen = await evidence(page);
+      assert.equal(seen.pwned, undefined, `${path}: no payload ran`);
+      assert.equal(seen.injected, 0, `${path}: no element of a payload is in the DOM`);
+      assert.deepEqual(seen.scriptLinks, [], `${path}: every link is http(s) or in-app`);
+      return seen;
+    };
+
+    it('shows crawled titles and URLs with script payloads as text in search results', async () => {
+      const seen = await visit(`/search?q=${encodeURIComponent('/evil/')}`, '[data-search-results] table');
+      for (const payload of PAYLOADS) assert.ok(seen.text.includes(payload), `the title carrying ${payload} is shown as text`);
+      const titles = await page.$$eval('[data-search-results] tbody tr td:nth-child(3)', (cells) => cells.map((c) => c.textContent));
+      assert.equal(titles.length, PAYLOADS.length);
+    });
+
+    it("shows a hostile page's detail, links and neighbourhood as text", async () => {
+      const seen = await visit(`/page?url=${encodeURIComponent(`${origin}/`)}`, 'svg.neighbourhood circle');
+      assert.equal(await page.textContent('[data-page-title]'), `${PAYLOADS[0]} hostile home`);
+      assert.ok(seen.text.includes('/evil/'), 'its out-links are listed');
+      for (let i = 1; i < PAYLOADS.length; i++) {
+        const link = page.locator('[data-links=out] a.page-link').filter({ hasText: `/evil/${i}/` });
+        await link.first().click();
+        await page.waitForSelector('[data-page-title]');
+        await page.waitForLoadState('networkidle');
+        assert.equal(await page.textContent('[data-page-title]'), `${PAYLOADS[i]} hostile ${i}`);
+        const after = await evidence(page);
+        assert.equal(after.pwned, undefined);
+        assert.equal(after.injected, 0);
+        await page.goBack();
+        await page.waitForSelector('[data-links=out] a.page-link');
+      }
+    });
+
+    it('never makes a javascript: or data: page a clickable link, and shows imported payload labels as text', async () => {
+      for (const label of HOSTILE_LABELS) {
+        const seen = await visit(`/page?url=${encodeURIComponent(label)}`, '[data-page-url]');
+        assert.equal(await page.textContent('[data-page-url]'), label, 'the label is shown as it is');
+        assert.equal(await page.locator('[data-page-url] a').count(), 0, `${label} is not a link`);
+        assert.ok(seen.text.includes(label));
+      }
+      await visit(`/search?q=${encodeURIComponent('script')}`, '[data-search-results] table');
+    });
+
+    it('shows payloads as text in the graph views, the tree and the runs', async () => {
+      await visit('/graph', 'svg.bowtie');
+      await page.waitForSelector('.uplot');
+      await visit('/graph?part=tree', '[data-tree-list] li');
+      await page.click('[data-tree-list] button.toggle[aria-expanded=false]').catch(() => undefined);
+      await visit('/graph?part=directories', '[data-directories] li');
+      await visit('/rank', 'button[data-run-view]');
+      await page.click('button[data-run-view]');
+      await page.waitForSelector('h3:has-text("Top pages of run")');
+      const seen = await evidence(page);
+      assert.equal(seen.pwned, undefined);
+      assert.equal(seen.injected, 0);
+      assert.deepEqual(dialogs, [], 'no dialog was opened');
+    });
+  });
+}

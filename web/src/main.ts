@@ -1,0 +1,70 @@
+/**
+ * The wga GUI's entry point: the shell (tabs, the store's summary line) and the routes. Each view
+ * is its own module in views/; drawings and plots are in charts/.
+ */
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import { api } from './api.js';
+import { formatCount, h, replace, routeLink } from './dom.js';
+import { type Route, startRouter } from './router.js';
+import { crawlView } from './views/crawl.js';
+import { dataView } from './views/data.js';
+import { graphView } from './views/graph.js';
+import { notFoundView } from './views/not-found.js';
+import { pageView } from './views/page.js';
+import { rankView } from './views/rank.js';
+import { searchView } from './views/search.js';
+import type { Info } from './types.js';
+
+const ROUTES: Route[] = [
+  { path: '/crawl', title: 'Crawl', view: crawlView, tab: 'crawl' },
+  { path: '/rank', title: 'Rank', view: rankView, tab: 'rank' },
+  { path: '/pages', title: 'Pages', view: searchView, tab: 'pages' },
+  { path: '/search', title: 'Search', view: searchView, tab: 'pages' },
+  { path: '/page', title: 'Page', view: pageView, tab: 'pages' },
+  { path: '/graph', title: 'Graph', view: graphView, tab: 'graph' },
+  { path: '/data', title: 'Data', view: dataView, tab: 'data' },
+  { path: '/not-found', title: 'Not found', view: notFoundView, tab: '' },
+];
+
+const TABS: Array<[string, string, string]> = [
+  ['crawl', '/crawl', 'Crawl'],
+  ['rank', '/rank', 'Rank'],
+  ['pages', '/pages', 'Pages'],
+  ['graph', '/graph', 'Graph'],
+  ['data', '/data', 'Data'],
+];
+
+/** The store's size in the header; views call it after changing the data. */
+export async function refreshSummary(): Promise<void> {
+  const box = document.getElementById('store-summary');
+  if (box === null) return;
+  try {
+    const info = await api.get<Info>('/api/info');
+    const crawling = info.crawl.running ? ' · crawling' : '';
+    replace(box, h('span', { title: info.store }, `${formatCount(info.counts.pages)} pages · ${formatCount(info.counts.links)} links · ${formatCount(info.counts.runs)} runs${crawling}`));
+  } catch {
+    replace(box, h('span', { class: 'muted' }, 'store unavailable'));
+  }
+}
+
+function start(): void {
+  const nav = document.getElementById('tabs')!;
+  const links = new Map<string, HTMLAnchorElement>();
+  for (const [tab, path, label] of TABS) {
+    const link = routeLink(path, {}, label, { class: 'tab', 'data-tab': tab });
+    links.set(tab, link);
+    nav.appendChild(link);
+  }
+  startRouter(ROUTES, document.getElementById('outlet')!, (route) => {
+    for (const [tab, link] of links) {
+      link.classList.toggle('active', tab === route.tab);
+      if (tab === route.tab) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+  });
+  void refreshSummary();
+  window.addEventListener('wga:data-changed', () => void refreshSummary());
+}
+
+start();

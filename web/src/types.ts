@@ -1,0 +1,268 @@
+/**
+ * The API's JSON documents as the GUI reads them (/work/helpers/api-contract.md; the analyses'
+ * documents are the CLI's --json contracts, README "JSON contracts").
+ */
+
+export interface Info {
+  store: string;
+  kind: 'sqlite' | 'postgres';
+  version: string;
+  counts: { pages: number; links: number; fetched: number; failed: number; excluded: number; frontier: number; runs: number };
+  crawl: { running: boolean; owner: 'server' | 'other' | null };
+  graphReady: boolean;
+}
+
+export interface Stats {
+  file: string;
+  format: string;
+  nodes: number;
+  edges: number;
+  danglingNodes: number;
+  scc: { count: number; largest: number };
+  unreferencedNodes?: number;
+  isolatedNodes?: number;
+  meanDegree?: number;
+  maxInDegree?: number;
+  maxOutDegree?: number;
+  fetched?: number;
+  failed?: number;
+  excluded?: number;
+  frontier?: number;
+}
+
+export interface CrawlCounters {
+  known: number;
+  fetched: number;
+  failed: number;
+  excluded: number;
+  redirects: number;
+  other: number;
+  frontier: number;
+  inFlight: number;
+  requests: number;
+  retries: number;
+  invalidLinks: number;
+  hosts: number;
+}
+
+export interface CrawlReport extends CrawlCounters {
+  stoppedBy: string;
+  seconds: number;
+  fetches: number;
+  runs: number[];
+  opicTime: number;
+  totalCash: number;
+  top?: Array<{ rank: number; url: string; importance: number; status: number | null }>;
+}
+
+export interface CrawlStatus {
+  running: boolean;
+  owner: 'server' | 'other' | null;
+  startedAt: number | null;
+  updatedAt: number;
+  counters: CrawlCounters | null;
+  pagesPerSecond: number;
+  fetches: number;
+  elapsedMs: number | null;
+  opic: { time: number; errorFactor: number } | null;
+  top: Array<{ url: string; importance: number }>;
+  settings: Record<string, unknown> | null;
+  report: CrawlReport | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface RankTop {
+  rank: number;
+  label: string;
+  score: number;
+  stdDev?: number;
+  relativeError?: number;
+}
+
+export interface RankResult {
+  method: string;
+  solver: string;
+  nodes: number;
+  edges: number;
+  damping?: number;
+  tolerance?: number;
+  iterations: number;
+  equivalentIterations?: number;
+  residual: number;
+  converged?: boolean;
+  restricted?: { roots: string[]; maxLevel: number | null; nodes: number; edges: number } | null;
+  montecarlo?: { walksPerPage: number; seed: number; walks: number; totalVisits: number } | null;
+  opic?: { strategy: string; reads: number; time: number; errorFactor: number } | null;
+  top: RankTop[];
+  timings?: Record<string, number>;
+  run: number | null;
+}
+
+export interface Job<R = unknown> {
+  id: string;
+  kind: 'rank' | 'import';
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  startedAt: number;
+  finishedAt: number | null;
+  request: Record<string, unknown>;
+  progress: ProgressEvent | null;
+  residuals: Array<[number, number]>;
+  result: R | null;
+  error: { code: string; message: string; parameter?: string } | null;
+}
+
+export interface ProgressEvent {
+  phase: string;
+  message: string;
+  done?: number;
+  total?: number;
+  data?: { iteration?: number; residual?: number } & Record<string, unknown>;
+}
+
+export interface RunInfo {
+  id: number;
+  method: string;
+  parameters?: Record<string, unknown>;
+  startedAt: number;
+  finishedAt: number | null;
+  iterations: number | null;
+  residual: number | null;
+  converged: boolean | null;
+  pages: number;
+}
+
+export interface RunList {
+  runs: RunInfo[];
+  live: { method: string; available: boolean };
+}
+
+export interface RunTop {
+  run: RunInfo | null;
+  live?: boolean;
+  top: Array<{ rank: number; url: string; score: number }>;
+}
+
+export interface CompareResult {
+  reference: string;
+  other: string;
+  pages: number;
+  onlyInReference?: number;
+  onlyInOther?: number;
+  kendallTau: number;
+  spearman: number;
+  topOverlap: Record<string, number>;
+  meanRelativeError?: { all: number; top10Percent: number };
+}
+
+export interface LinkRecord {
+  url: string;
+  kind: string;
+  nofollow: boolean;
+}
+
+export interface PageDetail {
+  id: number;
+  url: string;
+  key?: string;
+  host?: string;
+  status: number | null;
+  contentType?: string | null;
+  fetchedAt: string | null;
+  title: string | null;
+  depth: number | null;
+  size?: number | null;
+  error?: string | null;
+  inDegree: number;
+  outDegree: number;
+  inLinks: string[];
+  outLinks: string[];
+  in: LinkRecord[];
+  out: LinkRecord[];
+  links: { offset: number; limit: number; inTotal: number; outTotal: number };
+  scores: Array<{ run: number; method: string; value: number }>;
+}
+
+export interface SearchResult {
+  query: string;
+  mode: string;
+  pages: Array<{ id: number; url: string; status: number | null; title: string | null }>;
+}
+
+/** The bow-tie's parts (src/analysis/bowtie.ts BOW_TIE_PARTS); they partition the pages. */
+export interface BowTie {
+  core: number;
+  in: number;
+  out: number;
+  tubes: number;
+  inTendrils: number;
+  outTendrils: number;
+  disconnected: number;
+}
+
+export interface SccResult {
+  nodes: number;
+  count: number;
+  largest: number;
+  root: { label: string; size: number; inLargest: boolean } | null;
+  largestSizes: number[];
+  sizeDistribution: Array<[number, number]>;
+  bowTie: BowTie;
+}
+
+export interface LevelsResult {
+  roots: string[];
+  reached: number;
+  unreachable: number;
+  histogram: number[];
+  maxLevel: number;
+  page?: { url: string; level: number | null };
+}
+
+export interface DegreesResult {
+  nodes: number;
+  edges: number;
+  meanDegree: number;
+  maxInDegree: number;
+  maxOutDegree: number;
+  danglingNodes: number;
+  unreferencedNodes: number;
+  inDistribution: Array<[number, number]>;
+  outDistribution: Array<[number, number]>;
+  topIn: Array<{ label: string; degree: number }>;
+  topOut: Array<{ label: string; degree: number }>;
+}
+
+export interface TreePage {
+  id: number;
+  url: string;
+  title: string | null;
+  status: number | null;
+  depth: number;
+  parent: number | null;
+  importance: number | null;
+}
+
+export interface CrawlTree {
+  roots: number[];
+  nodes: TreePage[];
+  total: number;
+  sampled: boolean;
+  importance: { run: number | null; method: string | null };
+}
+
+export interface Neighbourhood {
+  center: number;
+  nodes: Array<{ id: number; url: string; title: string | null; status: number | null; distance: number; inDegree: number; outDegree: number }>;
+  edges: Array<[number, number]>;
+  truncated: boolean;
+}
+
+export interface DirectoryNode {
+  name: string;
+  pages: number;
+  children?: DirectoryNode[];
+}
+
+export interface DirectoryTree extends DirectoryNode {
+  truncated: boolean;
+}
