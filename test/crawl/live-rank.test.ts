@@ -16,6 +16,7 @@ import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.j
 import { Website } from '../../src/experiments/website.js';
 import { serveWebsite } from '../../src/experiments/website-server.js';
 import { liveTop } from '../../src/app/live-rank.js';
+import { deleteRun, topPages } from '../../src/app/pages.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { CRAWL_STATE, type Store } from '../../src/store/store.js';
 import { maxAbsDifference, temporaryDirectory } from '../helpers.js';
@@ -72,18 +73,28 @@ describe('live PageRank in a crawl', () => {
       assert.equal(view.source, 'run');
       assert.deepEqual(view.top.map((t) => t.url), top.map((t) => t.page.url));
       best = top.map((t) => t.page.url);
+      // The CLI prints the same ranking.
+      const cli = await runCli(['top', '--db', db, '--score', 'live', '--top', '10', '--json']);
+      assert.equal(cli.code, 0, cli.stderr);
+      const json = JSON.parse(cli.stdout) as { source: string; top: Array<{ url: string }> };
+      assert.equal(json.source, 'run');
+      assert.deepEqual(json.top.map((t) => t.url), best);
+      const text = await runCli(['top', '--db', db, '--score', 'live', '--top', '3']);
+      assert.match(text.stdout, /live PageRank of the crawl in .*: run 2, \d+ pages, solved at the end of the crawl/);
+      // The API's /api/top?score=live (app/pages.ts): the run after the crawl; the checkpoint's
+      // ranking when there is no newer run, as while a crawl runs (here: the run deleted).
+      const fromRun = await topPages(store, { method: 'live', k: 10 });
+      assert.equal(fromRun.run?.method, 'live');
+      assert.deepEqual(fromRun.top.map((t) => t.url), best);
+      await deleteRun(store, run.id);
+      const fromCheckpoint = await topPages(store, { method: 'live', k: 10 });
+      assert.equal(fromCheckpoint.run, null);
+      assert.deepEqual(fromCheckpoint.top.map((t) => t.url), best);
+      assert.equal((await liveTop(store, { limit: 10 })).source, 'checkpoint');
     } finally {
       await store.close();
       await server.close();
     }
-    // The CLI prints the same ranking.
-    const cli = await runCli(['top', '--db', db, '--score', 'live', '--top', '10', '--json']);
-    assert.equal(cli.code, 0, cli.stderr);
-    const json = JSON.parse(cli.stdout) as { source: string; top: Array<{ url: string }> };
-    assert.equal(json.source, 'run');
-    assert.deepEqual(json.top.map((t) => t.url), best);
-    const text = await runCli(['top', '--db', db, '--score', 'live', '--top', '3']);
-    assert.match(text.stdout, /live PageRank of the crawl in .*: run 2, \d+ pages, solved at the end of the crawl/);
   });
 
   it('after --max-pages and --resume the live vector covers the links stored before', async () => {
