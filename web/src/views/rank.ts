@@ -32,7 +32,7 @@ function rankFields() {
   const montecarlo = [numberField({ name: 'walks', label: 'Walks per page', min: 1, step: 1, placeholder: '1' }), numberField({ name: 'seed', label: 'Random seed', min: 0, step: 1, placeholder: '1' })];
   const personal = [
     linesField({ name: 'teleport', label: 'Personalised: teleport to', help: 'URLs; empty: every page' }),
-    linesField({ name: 'roots', label: 'Restricted: roots', help: 'rank only pages within max level clicks of these' }),
+    linesField({ name: 'root', label: 'Restricted: roots', help: 'rank only pages within max level clicks of these' }),
     numberField({ name: 'maxLevel', label: 'Max level', min: 0, step: 1, placeholder: '3' }),
   ];
   const opic = [
