@@ -26,7 +26,10 @@
  * contender on a site, in an order rotated from one repetition to the next):
  * - wga: `node dist/src/cli/main.js crawl ORIGIN/ --db FILE.sqlite --allow-ip
  *   127.0.0.1/32 --delay 0 --per-host 16 --concurrency 16 -q --json
- *   --max-pages N --max-time S` (the build this file belongs to);
+ *   --max-pages N --max-time S` (the build this file belongs to), its live
+ *   PageRank on (the default); wga-nolive: the same with --no-live, for the
+ *   live PageRank's cost (pages/s ratio, the worker's CPU per page and its
+ *   memory, from wga's --json report);
  * - bare: bench/crawl/bare.ts, 16 workers;
  * - crawlee: Crawlee's CheerioCrawler at a fixed concurrency of 16, storage
  *   in memory, no retries (bench/crawl/crawlee.ts); crawlee-lean: the same
@@ -88,7 +91,7 @@ const CLOCK_TICKS = 100;
 
 const SITES = ['generated', 'pgdoc', 'wide'] as const;
 type Site = (typeof SITES)[number];
-const CRAWLERS = ['wga', 'bare', 'crawlee', 'crawlee-lean'] as const;
+const CRAWLERS = ['wga', 'wga-nolive', 'bare', 'crawlee', 'crawlee-lean'] as const;
 type Crawler = (typeof CRAWLERS)[number];
 
 interface Options {
@@ -157,6 +160,13 @@ function parseOptions(argv: string[]): Options {
 // ---------------------------------------------------------------- processes
 
 /** heapUsed + arrayBuffers of wga's report, when measured after a full collection. */
+/** The live PageRank's cost from wga's report: worker ms, its arrays' bytes, the pages it covered. */
+function livePageRankOf(report: Record<string, unknown>): { liveBusyMs?: number; liveArrayBytes?: number; livePages?: number; liveUpdates?: number } {
+  const live = report.live as { busyMs?: number; bytes?: number; pages?: number; updates?: number } | null | undefined;
+  if (live === null || live === undefined || typeof live.busyMs !== 'number') return {};
+  return { liveBusyMs: live.busyMs, liveArrayBytes: live.bytes, livePages: live.pages, liveUpdates: live.updates };
+}
+
 function liveBytesOf(report: Record<string, unknown>): number | undefined {
   const memory = report.memory as { heapUsed?: number; arrayBuffers?: number; collected?: boolean } | undefined;
   if (memory?.collected !== true || typeof memory.heapUsed !== 'number' || typeof memory.arrayBuffers !== 'number') return undefined;
@@ -403,6 +413,10 @@ function codeState(): string {
 // ---------------------------------------------------------------- runs
 
 interface Sample {
+  liveBusyMs?: number;
+  liveArrayBytes?: number;
+  livePages?: number;
+  liveUpdates?: number;
   rep: number;
   site: Site;
   crawler: Crawler;
@@ -473,9 +487,13 @@ function commandFor(crawler: Crawler, origin: string, maxPages: number, maxTime:
   const c = String(options.concurrency);
   switch (crawler) {
     case 'wga':
+    case 'wga-nolive':
       return {
         script: compiledCli,
-        args: ['crawl', `${origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--per-host', c, '--concurrency', c, ...(progress ? [] : ['-q']), '--json', ...caps],
+        args: [
+          'crawl', `${origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--per-host', c, '--concurrency', c,
+          ...(progress ? [] : ['-q']), '--json', ...caps, ...(crawler === 'wga-nolive' ? ['--no-live'] : []),
+        ],
       };
     case 'bare':
       return { script: join(compiledCrawlDir, 'bare.js'), args: [`${origin}/`, '--concurrency', c, ...caps, ...(progress ? ['--progress'] : [])] };
@@ -516,6 +534,7 @@ async function runOne(rep: number, server: Server, crawler: Crawler, maxPages: n
       known: num('known'),
       frontier: num('frontier'),
       liveBytes: liveBytesOf(r),
+      ...livePageRankOf(r),
       failed: num('failed') ?? 0,
       stoppedBy: String(r.stoppedBy ?? ''),
       serverCpu: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
@@ -567,7 +586,8 @@ const pagesPerSecond = (s: Sample): number => s.pages / s.crawlSeconds;
 const cpuPerPage = (s: Sample): number | undefined => (s.cpuSeconds === undefined || s.pages === 0 ? undefined : (1000 * s.cpuSeconds) / s.pages);
 
 const CRAWLER_LABEL: Record<Crawler, string> = {
-  wga: 'wga (OPIC + SQLite store)',
+  wga: 'wga (OPIC + live PageRank + SQLite store)',
+  'wga-nolive': 'wga --no-live',
   bare: 'bare loop',
   crawlee: 'Crawlee CheerioCrawler',
   'crawlee-lean': 'Crawlee, lean',
@@ -647,6 +667,30 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
       }
       lines.push('');
     }
+  }
+
+  const liveSites = crawlSites.filter((site) => samples.some((s) => s.site === site && s.crawler === 'wga') && samples.some((s) => s.site === site && s.crawler === 'wga-nolive'));
+  if (liveSites.length > 0) {
+    lines.push(
+      'Live PageRank cost (docs/live-importance.md): wga with it (the default) and with --no-live; update CPU is the worker\'s time applying changes and pushing, the final solve included, per page fetched; memory is its typed arrays at the end.',
+      '',
+      '| site | pages/s live on | pages/s --no-live | ratio (target ≥ 0.85) | CPU s live on / off | updates | update CPU ms per page | worker arrays (bytes per page known) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const site of liveSites) {
+      const on = ok(samples.filter((s) => s.site === site && s.crawler === 'wga'));
+      const off = ok(samples.filter((s) => s.site === site && s.crawler === 'wga-nolive'));
+      const rateOn = medianOf(on.map(pagesPerSecond));
+      const rateOff = medianOf(off.map(pagesPerSecond));
+      const perPage = medianOf(on.map((s) => (s.liveBusyMs === undefined || s.pages === 0 ? undefined : s.liveBusyMs / s.pages)));
+      const bytes = medianOf(on.map((s) => s.liveArrayBytes));
+      const perKnown = medianOf(on.map((s) => (s.liveArrayBytes === undefined || !s.livePages ? undefined : s.liveArrayBytes / s.livePages)));
+      lines.push(
+        `| ${SITE_LABEL[site]} | ${fixed(rateOn, 0)} | ${fixed(rateOff, 0)} | ${ratio(rateOn, rateOff)} | ${fixed(medianOf(on.map((s) => s.cpuSeconds)), 1)} / ${fixed(medianOf(off.map((s) => s.cpuSeconds)), 1)} | ` +
+          `${int(medianOf(on.map((s) => s.liveUpdates)))} | ${fixed(perPage, 3)} | ${int(bytes)} (${fixed(perKnown, 0)}) |`,
+      );
+    }
+    lines.push('');
   }
 
   if (options.sites.includes('wide')) {

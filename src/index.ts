@@ -11,6 +11,9 @@ export { type BuildOptions, type BuildReport, type BuiltGraph, buildFromEdges, b
 
 export { type EdgeListOptions, type Separator, EdgeListParser, parseEdgeList, readEdgeList } from './formats/edgelist.js';
 export { type BvProperties, bvFiles, decodeBvGraph, parseProperties, readWebGraph } from './formats/webgraph-bv.js';
+export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
+export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';
+export { ADJACENCY_MAGIC, AdjacencyWriter, readAdjacencyFile } from './formats/adjacency-binary.js';
 export { type LabelFileReport, readLabelFile } from './formats/label-file.js';
 export { type ScoreFormat, readScores, writeScores } from './formats/scores.js';
 export { type GraphFormat, type LoadOptions, type LoadedGraph, detectFormat, loadGraph } from './formats/load.js';

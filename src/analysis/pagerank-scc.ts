@@ -17,8 +17,8 @@
  *   sweep of a small component its total mass is set to the value its flow
  *   balance implies (one-block aggregation), which removes the slowest error
  *   mode of nearly closed components such as link farms; components with many
- *   links are accelerated by Anderson mixing instead, and the largest are
- *   split between threads (solveLargeComponent).
+ *   links get plain sweeps, the largest split between threads
+ *   (solveLargeComponent).
  * A component stops when its last sweep changed it by at most
  * tolerance * (its mass); the sum over components bounds the residual of the
  * normalised vector by about c * tolerance. The result is then verified
@@ -29,6 +29,7 @@ import type { Graph } from '../graph/graph.js';
 import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32, sharedUint32 } from '../parallel/shared-memory.js';
+import { outShares, runPowerIteration } from './pagerank-power.js';
 import { type SccResult, stronglyConnectedComponents } from './scc.js';
 
 export interface SccSolverOptions {
@@ -132,7 +133,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   }
   const blocks: ComponentBlocks | null =
     largestLinks >= LARGE_COMPONENT_LINKS
-      ? allocateBlocks(n, scc.largest, threads, { inOffsets, inSources, firstInternal, share, constant, y, z })
+      ? allocateBlocks(n, threads, { inOffsets, inSources, firstInternal, share, constant, y, z })
       : null;
   let maxSweeps = 0;
   let work = 0;
@@ -177,7 +178,8 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   work += graph.edgeCount;
 
   const scores = new Float64Array(n);
-  let residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores);
+  const originalShare = outShares(graph);
+  let residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores, originalShare, threads);
   options.onIteration?.(maxSweeps, residual);
   // Refinement: whole-system Gauss-Seidel sweeps in topological order until the residual holds.
   let rounds = 0;
@@ -192,7 +194,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     }
     rounds++;
     work += 2 * graph.edgeCount;
-    residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores);
+    residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores, originalShare, threads);
     options.onIteration?.(maxSweeps + rounds, residual);
   }
   return {
@@ -254,24 +256,19 @@ function solveComponent(
   return sweeps;
 }
 
-/** Components with at least this many links get the Anderson-accelerated block solver. */
+/** Components with at least this many links get the block solver (solveLargeComponent). */
 export const LARGE_COMPONENT_LINKS = 20_000;
 
 /** Components with at least this many links are split between threads. */
 export const PARALLEL_COMPONENT_LINKS = 200_000;
 
-/** Anderson acceleration keeps this many previous steps. */
-export const ANDERSON_DEPTH = 5;
-
 /**
- * The shared arrays of a large component's solve. Arrays of length n are
- * indexed by position; the Anderson history (length `room` each) by
- * position - s, the component's first position.
+ * The shared arrays of a large component's solve, indexed by position.
  */
 export interface ComponentBlocks {
   /** Thread t sweeps positions bounds[t] .. bounds[t+1]. */
   bounds: Int32Array;
-  /** [damping, tolerance, maximum sweeps, first position s, Anderson depth]. */
+  /** [damping, tolerance, maximum sweeps]. */
   params: Float64Array;
   inOffsets: Uint32Array;
   inSources: Int32Array;
@@ -283,45 +280,31 @@ export interface ComponentBlocks {
   constant: Float64Array;
   y: Float64Array;
   z: Float64Array;
-  /** z as of the end of the previous sweep: what a thread reads of the other blocks. */
-  snapshot: Float64Array;
-  /** Anderson: the last input x, its step f = G(x) - x, and the differences of the last `depth` inputs and steps. */
-  input: Float64Array;
-  previousInput: Float64Array;
-  previousStep: Float64Array;
-  step: Float64Array;
-  inputDifferences: Float64Array;
-  stepDifferences: Float64Array;
-  /** Per thread: partial sums (change, mass, then the dot products of one iteration). */
+  /**
+   * z as of the end of the previous sweep (what a thread reads of the other
+   * blocks), double-buffered: a sweep reads one and writes the other.
+   */
+  snapshotA: Float64Array;
+  snapshotB: Float64Array;
+  /** Two slots (by sweep parity) of [change, mass] per thread. */
   partials: Float64Array;
   sweeps: Int32Array;
 }
 
-/** Values per thread in `partials`: change, mass, new-difference dots (depth), step dots (depth). */
-function partialsPerThread(depth: number): number {
-  return 2 + 2 * depth;
-}
-
 function allocateBlocks(
   n: number,
-  room: number,
   threads: number,
   arrays: Pick<ComponentBlocks, 'inOffsets' | 'inSources' | 'firstInternal' | 'share' | 'constant' | 'y' | 'z'>,
 ): ComponentBlocks {
   return {
     ...arrays,
     bounds: sharedInt32(threads + 1),
-    params: sharedFloat64(5),
+    params: sharedFloat64(3),
     ownStart: sharedUint32(n),
     ownEnd: sharedUint32(n),
-    snapshot: sharedFloat64(threads > 1 ? n : 0),
-    input: sharedFloat64(room),
-    previousInput: sharedFloat64(room),
-    previousStep: sharedFloat64(room),
-    step: sharedFloat64(room),
-    inputDifferences: sharedFloat64(ANDERSON_DEPTH * room),
-    stepDifferences: sharedFloat64(ANDERSON_DEPTH * room),
-    partials: sharedFloat64(threads * partialsPerThread(ANDERSON_DEPTH)),
+    snapshotA: sharedFloat64(threads > 1 ? n : 0),
+    snapshotB: sharedFloat64(threads > 1 ? n : 0),
+    partials: sharedFloat64(4 * threads),
     sweeps: sharedInt32(1),
   };
 }
@@ -329,11 +312,14 @@ function allocateBlocks(
 /**
  * Solves component [s, e) with one block per thread (equal numbers of
  * links): Gauss-Seidel inside a block, the previous sweep's values across
- * blocks, and Anderson acceleration of the sweeps (the new iterate is the
- * combination of the last few that best cancels their steps in least
- * squares; on this linear problem it cuts the sweeps of cnr-2000's giant
- * component from about 65 to 40). Deterministic: every thread sums the same
- * partials in the same order and solves the same small system.
+ * blocks (block Jacobi between threads), one barrier per sweep.
+ * Deterministic: every thread sums the same partials in the same order.
+ *
+ * Plain Gauss-Seidel: on cnr-2000's giant component (112,023 pages, 1.6M
+ * links) Anderson acceleration cut the sweeps from 65 to 39 but its
+ * bookkeeping (ten vector passes per sweep) made each sweep cost 2.3x a
+ * plain one, which is as cheap per link as a power iteration
+ * (docs/pagerank-performance.md).
  */
 function solveLargeComponent(
   s: number,
@@ -344,7 +330,7 @@ function solveLargeComponent(
   tolerance: number,
   maxSweeps: number,
 ): number {
-  const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshot } = data;
+  const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshotA } = data;
   const first = inOffsets[s]!;
   const links = inOffsets[e]! - first;
   bounds[0] = s;
@@ -367,8 +353,8 @@ function solveLargeComponent(
       ownEnd[k] = q;
     }
   }
-  if (threads > 1) snapshot.set(z.subarray(s, e), s);
-  data.params.set([c, tolerance, maxSweeps, s, ANDERSON_DEPTH]);
+  if (threads > 1) snapshotA.set(z.subarray(s, e), s);
+  data.params.set([c, tolerance, maxSweeps]);
   runParallel('pagerank-component-blocks', data, threads, sweepComponentBlocks);
   return data.sweeps[0]!;
 }
@@ -376,156 +362,77 @@ function solveLargeComponent(
 /** One thread's part of solveLargeComponent (also run by the worker threads). */
 export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): void {
   const { data, thread, threads, barrier } = context;
-  const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, constant, y, z, snapshot } = data;
-  const { input, previousInput, previousStep, step, inputDifferences, stepDifferences, partials } = data;
+  const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, constant, y, z, partials } = data;
   const c = params[0]!;
   const tolerance = params[1]!;
   const maxSweeps = params[2]!;
-  const base = params[3]!;
-  const depth = params[4]!;
-  const room = input.length;
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
-  const width = partialsPerThread(depth);
-  const mine = thread * width;
-  const read = threads > 1 ? snapshot : z;
-  // The Gram matrix of the step differences, kept by every thread alike.
-  const gram = new Float64Array(depth * depth);
-  let stored = 0;
-  let newest = -1;
+  // One thread reads and writes z only; several read the other blocks from the last sweep's snapshot.
+  let read = threads > 1 ? data.snapshotA : z;
+  let write = threads > 1 ? data.snapshotB : z;
   let sweeps = 0;
   while (sweeps < maxSweeps) {
-    // x = the current iterate; y becomes G(x), one block Gauss-Seidel sweep.
+    const slot = (sweeps & 1) * 2 * threads;
+    const moments = sweepBlock(lo, hi, c, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, constant, y, z, read, write);
+    partials[slot + 2 * thread] = moments[0]!;
+    partials[slot + 2 * thread + 1] = moments[1]!;
+    barrierWait(barrier, threads);
     let change = 0;
     let mass = 0;
-    for (let j = lo; j < hi; j++) {
-      const x = y[j]!;
-      input[j - base] = x;
-      let sum = 0;
-      const a = ownStart[j]!;
-      const b = ownEnd[j]!;
-      const end = inOffsets[j + 1]!;
-      for (let q = firstInternal[j]!; q < a; q++) sum += read[inSources[q]!]!;
-      for (let q = a; q < b; q++) sum += z[inSources[q]!]!;
-      for (let q = b; q < end; q++) sum += read[inSources[q]!]!;
-      const value = constant[j]! + c * sum;
-      step[j - base] = value - x;
-      change += Math.abs(value - x);
-      y[j] = value;
-      z[j] = value * share[j]!;
-      mass += value;
+    for (let t = 0; t < threads; t++) {
+      change += partials[slot + 2 * t]!;
+      mass += partials[slot + 2 * t + 1]!;
     }
     sweeps++;
-    // New differences (after the first sweep) and the dot products Anderson needs.
-    if (sweeps > 1) {
-      newest = (newest + 1) % depth;
-      if (stored < depth) stored++;
-      const slot = newest * room;
-      for (let j = lo; j < hi; j++) {
-        const k = j - base;
-        inputDifferences[slot + k] = input[k]! - previousInput[k]!;
-        stepDifferences[slot + k] = step[k]! - previousStep[k]!;
-      }
-    }
-    partials[mine] = change;
-    partials[mine + 1] = mass;
-    for (let a = 0; a < stored; a++) {
-      const other = a * room;
-      const fresh = newest * room;
-      let withNew = 0;
-      let withStep = 0;
-      for (let j = lo; j < hi; j++) {
-        const k = j - base;
-        const d = stepDifferences[other + k]!;
-        withNew += d * stepDifferences[fresh + k]!;
-        withStep += d * step[k]!;
-      }
-      partials[mine + 2 + a] = withNew;
-      partials[mine + 2 + depth + a] = withStep;
-    }
-    for (let j = lo; j < hi; j++) {
-      previousInput[j - base] = input[j - base]!;
-      previousStep[j - base] = step[j - base]!;
-    }
-    barrierWait(barrier, threads);
-    let totalChange = 0;
-    let totalMass = 0;
-    const rhs = new Float64Array(stored);
-    for (let t = 0; t < threads; t++) {
-      totalChange += partials[t * width]!;
-      totalMass += partials[t * width + 1]!;
-      for (let a = 0; a < stored; a++) {
-        rhs[a]! += partials[t * width + 2 + depth + a]!;
-      }
-    }
-    if (stored > 0) {
-      for (let a = 0; a < stored; a++) {
-        let dot = 0;
-        for (let t = 0; t < threads; t++) dot += partials[t * width + 2 + a]!;
-        gram[a * depth + newest] = dot;
-        gram[newest * depth + a] = dot;
-      }
-    }
-    barrierWait(barrier, threads);
-    const converged = totalChange <= tolerance * totalMass;
-    if (!converged && stored > 0) {
-      const gamma = solveSmall(gram, depth, rhs, stored);
-      if (gamma !== null) {
-        // x_new = x + f - sum gamma_a (dx_a + df_a), and G(x) was x + f.
-        for (let j = lo; j < hi; j++) {
-          const k = j - base;
-          let value = input[k]! + step[k]!;
-          for (let a = 0; a < stored; a++) {
-            value -= gamma[a]! * (inputDifferences[a * room + k]! + stepDifferences[a * room + k]!);
-          }
-          y[j] = value;
-          z[j] = value * share[j]!;
-        }
-      }
-    }
-    if (threads > 1) {
-      snapshot.set(z.subarray(lo, hi), lo);
-      barrierWait(barrier, threads);
-    }
-    if (converged) break;
+    const swap = read;
+    read = write;
+    write = swap;
+    if (change <= tolerance * mass) break;
   }
   if (thread === 0) data.sweeps[0] = sweeps;
 }
 
-/** Solves the stored x stored part of `gram` (row stride `depth`) for `rhs`, regularised; null if singular. */
-function solveSmall(gram: Float64Array, depth: number, rhs: Float64Array, stored: number): Float64Array | null {
-  const m = stored;
-  const a = new Float64Array(m * (m + 1));
-  let trace = 0;
-  for (let i = 0; i < m; i++) trace += gram[i * depth + i]!;
-  if (!(trace > 0)) return null;
-  for (let i = 0; i < m; i++) {
-    for (let k = 0; k < m; k++) a[i * (m + 1) + k] = gram[i * depth + k]! + (i === k ? 1e-12 * trace : 0);
-    a[i * (m + 1) + m] = rhs[i]!;
+const blockMoments = new Float64Array(2);
+
+/** One Gauss-Seidel sweep of positions lo..hi; returns [L1 change, mass]. */
+function sweepBlock(
+  lo: number,
+  hi: number,
+  c: number,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  firstInternal: Uint32Array,
+  ownStart: Uint32Array,
+  ownEnd: Uint32Array,
+  share: Float64Array,
+  constant: Float64Array,
+  y: Float64Array,
+  z: Float64Array,
+  read: Float64Array,
+  write: Float64Array,
+): Float64Array {
+  let change = 0;
+  let mass = 0;
+  for (let j = lo; j < hi; j++) {
+    let sum = 0;
+    const a = ownStart[j]!;
+    const b = ownEnd[j]!;
+    const end = inOffsets[j + 1]!;
+    for (let q = firstInternal[j]!; q < a; q++) sum += read[inSources[q]!]!;
+    for (let q = a; q < b; q++) sum += z[inSources[q]!]!;
+    for (let q = b; q < end; q++) sum += read[inSources[q]!]!;
+    const value = constant[j]! + c * sum;
+    change += Math.abs(value - y[j]!);
+    y[j] = value;
+    const passed = value * share[j]!;
+    z[j] = passed;
+    write[j] = passed;
+    mass += value;
   }
-  for (let col = 0; col < m; col++) {
-    let pivot = col;
-    for (let i = col + 1; i < m; i++) if (Math.abs(a[i * (m + 1) + col]!) > Math.abs(a[pivot * (m + 1) + col]!)) pivot = i;
-    if (a[pivot * (m + 1) + col] === 0) return null;
-    if (pivot !== col) {
-      for (let k = 0; k <= m; k++) {
-        const t = a[col * (m + 1) + k]!;
-        a[col * (m + 1) + k] = a[pivot * (m + 1) + k]!;
-        a[pivot * (m + 1) + k] = t;
-      }
-    }
-    for (let i = col + 1; i < m; i++) {
-      const f = a[i * (m + 1) + col]! / a[col * (m + 1) + col]!;
-      for (let k = col; k <= m; k++) a[i * (m + 1) + k]! -= f * a[col * (m + 1) + k]!;
-    }
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let sum = a[i * (m + 1) + m]!;
-    for (let k = i + 1; k < m; k++) sum -= a[i * (m + 1) + k]! * x[k]!;
-    x[i] = sum / a[i * (m + 1) + i]!;
-  }
-  return x.every(Number.isFinite) ? x : null;
+  blockMoments[0] = change;
+  blockMoments[1] = mass;
+  return blockMoments;
 }
 
 /**
@@ -539,28 +446,15 @@ function normaliseAndMeasure(
   order: Int32Array,
   y: Float64Array,
   scores: Float64Array,
+  originalShare: Float64Array,
+  threads: number,
 ): number {
   const n = graph.nodeCount;
   let total = 0;
   for (let k = 0; k < n; k++) total += y[k]!;
   for (let k = 0; k < n; k++) scores[order[k]!] = y[k]! / total;
-  const { outOffsets, inOffsets, inSources } = graph;
-  const passed = new Float64Array(n);
-  let dangling = 0;
-  for (let u = 0; u < n; u++) {
-    const degree = outOffsets[u + 1]! - outOffsets[u]!;
-    if (degree === 0) dangling += scores[u]!;
-    else passed[u] = scores[u]! / degree;
-  }
-  // Dangling mass goes where teleports go (the condition for the linear system above).
-  const jump = c * dangling + (1 - c);
-  let residual = 0;
-  for (let v = 0; v < n; v++) {
-    let sum = 0;
-    const end = inOffsets[v + 1]!;
-    for (let e = inOffsets[v]!; e < end; e++) sum += passed[inSources[e]!]!;
-    const next = c * sum + jump * (teleport === null ? 1 / n : teleport[v]!);
-    residual += Math.abs(next - scores[v]!);
-  }
-  return residual;
+  // One power iteration from the scores measures ||pi G - pi||_1; dangling
+  // mass goes where teleports go (the condition for the linear system above).
+  const step = runPowerIteration(graph.inOffsets, graph.inSources, originalShare, scores, c, 0, 1, teleport, null, threads);
+  return step.residual;
 }

@@ -20,6 +20,7 @@
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { defaultThreads } from '../parallel/pool.js';
+import { outShares, runPowerIteration } from './pagerank-power.js';
 import { pagerankBySccGaussSeidel } from './pagerank-scc.js';
 import type { SccResult } from './scc.js';
 
@@ -51,7 +52,7 @@ export interface PageRankOptions {
   solver?: PageRankSolver;
   /** Strongly connected components of the graph, if already computed (saves the Gauss-Seidel solver a pass). */
   scc?: SccResult;
-  /** Threads for the Gauss-Seidel solver's large components (the calling one included): the machine's cores. */
+  /** Threads for the link-visiting kernels (the calling one included): the machine's cores, at most 8. Graphs under 200,000 links use one. */
   threads?: number;
   /** Called after every iteration with the iteration number and L1 change. */
   onIteration?: (iteration: number, residual: number) => void;
@@ -160,22 +161,56 @@ function powerIteration(
     return { scores: new Float64Array(0), solver: 'power', iterations: 0, equivalentIterations: 0, residual: 0, converged: true, damping, tolerance };
   }
   const dangling = options.dangling == null ? teleport : distribution(options.dangling, n, 'dangling');
-  let x: Float64Array = distribution(options.initial, n, 'initial') ?? new Float64Array(n).fill(1 / n);
-  let y: Float64Array = new Float64Array(n);
-
-  const { outOffsets, inOffsets, inSources } = graph;
-  // share[u] = probability of following one given out-link of u (0 for dangling pages).
-  const share = new Float64Array(n);
-  const danglingPages: number[] = [];
-  for (let u = 0; u < n; u++) {
-    const degree = outOffsets[u + 1]! - outOffsets[u]!;
-    if (degree === 0) danglingPages.push(u);
-    else share[u] = 1 / degree;
+  const start = distribution(options.initial, n, 'initial') ?? new Float64Array(n).fill(1 / n);
+  if (graph.inWeights === null) {
+    const run = runPowerIteration(
+      graph.inOffsets,
+      graph.inSources,
+      outShares(graph),
+      start,
+      damping,
+      tolerance,
+      maxIterations,
+      teleport,
+      dangling,
+      options.threads ?? defaultThreads(),
+    );
+    if (options.onIteration !== undefined) run.residuals.forEach((r, i) => options.onIteration!(i + 1, r));
+    const scores = run.scores;
+    normalise(scores);
+    return {
+      scores,
+      solver: 'power',
+      iterations: run.iterations,
+      equivalentIterations: run.iterations,
+      residual: run.residual,
+      converged: run.residual <= tolerance,
+      damping,
+      tolerance,
+    };
   }
+  return weightedPowerIteration(graph, damping, tolerance, maxIterations, teleport, dangling, start, options);
+}
+
+/** Algorithm 1 on a weighted graph (one thread): links followed in proportion to their weights. */
+function weightedPowerIteration(
+  graph: Graph,
+  damping: number,
+  tolerance: number,
+  maxIterations: number,
+  teleport: Float64Array | null,
+  dangling: Float64Array | null,
+  start: Float64Array,
+  options: PageRankOptions,
+): PageRankResult {
+  const n = graph.nodeCount;
+  let x: Float64Array = start;
+  let y: Float64Array = new Float64Array(n);
+  const { outOffsets, inOffsets, inSources } = graph;
+  const danglingPages: number[] = [];
+  for (let u = 0; u < n; u++) if (outOffsets[u + 1] === outOffsets[u]) danglingPages.push(u);
   const danglingIds = Int32Array.from(danglingPages);
-  // Weighted graphs: per in-edge probability w(u,v) / sum of u's out-weights.
-  const edgeShare = graph.inWeights === null ? null : inEdgeTransitionProbabilities(graph);
-  const contribution = new Float64Array(n);
+  const edgeShare = inEdgeTransitionProbabilities(graph);
   const jump = 1 - damping;
 
   let iterations = 0;
@@ -184,12 +219,7 @@ function powerIteration(
     let danglingMass = 0;
     for (let i = 0; i < danglingIds.length; i++) danglingMass += x[danglingIds[i]!]!;
     const spread = damping * danglingMass;
-    if (edgeShare === null) {
-      for (let u = 0; u < n; u++) contribution[u] = x[u]! * share[u]!;
-      pullSums(n, inOffsets, inSources, contribution, y);
-    } else {
-      pullWeightedSums(n, inOffsets, inSources, edgeShare, x, y);
-    }
+    pullWeightedSums(n, inOffsets, inSources, edgeShare, x, y);
     residual =
       dangling === null && teleport === null
         ? finishUniform(n, damping, spread / n + jump / n, x, y)
@@ -217,23 +247,6 @@ function powerIteration(
 // The kernels below are separate monomorphic functions on typed arrays so
 // that V8 optimises each one once; a loop with per-edge branches on options
 // ran at a third of the speed.
-
-/** sums[v] = sum of contribution[u] over the in-links u -> v. */
-function pullSums(
-  n: number,
-  inOffsets: Uint32Array,
-  inSources: Int32Array,
-  contribution: Float64Array,
-  sums: Float64Array,
-): void {
-  let e = inOffsets[0]!;
-  for (let v = 0; v < n; v++) {
-    const end = inOffsets[v + 1]!;
-    let sum = 0;
-    for (; e < end; e++) sum += contribution[inSources[e]!]!;
-    sums[v] = sum;
-  }
-}
 
 /** sums[v] = sum of x[u] * p(u -> v) over the in-links of v. */
 function pullWeightedSums(

@@ -17,6 +17,12 @@ import { choiceOption, integerOption, numberOption } from './values.js';
 /** A crawl's options as the CLI gives them (strings; the HTTP API passes the same names). */
 export interface CrawlCliOptions {
   db?: string;
+  /** Shared crawls (several instances on one PostgreSQL store, src/app/shared-crawl.ts). */
+  shared?: boolean;
+  join?: boolean;
+  instances?: string;
+  partitions?: string;
+  lease?: string;
   resume?: boolean;
   filter?: string[];
   fence?: string[];
@@ -49,6 +55,8 @@ export interface CrawlCliOptions {
   maxBody?: string;
   maxRedirects?: string;
   checkpoint?: string;
+  live?: boolean;
+  liveInterval?: string;
   top?: string;
   quiet?: boolean;
   json?: boolean;
@@ -99,6 +107,8 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.timeout !== undefined) s.pageTimeoutMs = 1000 * numberOption('--timeout', options.timeout, 60, { min: 0, exclusiveMin: true });
   if (options.maxBody !== undefined) s.maxBodyBytes = integerOption('--max-body', options.maxBody, 10 * 1024 * 1024, 1);
   if (options.maxRedirects !== undefined) s.maxRedirects = integerOption('--max-redirects', options.maxRedirects, 10, 0);
+  if (options.live !== undefined) s.live = options.live;
+  if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
   return s;
 }

@@ -13,6 +13,7 @@ import { registerCrawl } from './commands/crawl.js';
 import { registerDegrees } from './commands/degrees.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExperiment } from './commands/experiment.js';
+import { registerExport } from './commands/export.js';
 import { registerLevels } from './commands/levels.js';
 import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerCompare(program);
   registerAggregate(program);
   registerExperiment(program);
+  registerExport(program);
   registerStoreCommands(program);
   registerCrawl(program);
   registerServe(program);

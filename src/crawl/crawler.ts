@@ -23,6 +23,8 @@ import { CRAWL_STATE, parseOpicState } from '../store/store.js';
 import { PendingBatch, storeId } from './checkpoint.js';
 import { type FetchResult, Fetcher, HTML_TYPES } from './fetcher.js';
 import { Frontier } from './frontier.js';
+import { LiveRank, type LiveVector } from './live-rank.js';
+import { liveRankState, topOfVector } from './live-state.js';
 import { type Host, HostTable, RobotsState } from './hosts.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
 import { type CompiledSettings, type CrawlSettings, compileSettings } from './settings.js';
@@ -109,8 +111,29 @@ export interface CrawlProgress extends CrawlCounters {
   elapsedMs: number;
   /** Page fetches per second over this session. */
   pagesPerSecond: number;
-  /** Best pages by current importance. */
+  /** Best pages by current importance (OPIC's estimate). */
   top: Array<{ url: string; importance: number }>;
+  /** The live PageRank's best pages and the pages its latest vector covers (null: off, or no vector yet). */
+  live: { top: Array<{ url: string; importance: number }>; pages: number; ageMs: number } | null;
+}
+
+/** What the live PageRank cost in a crawl (docs/live-importance.md). */
+export interface LiveReport {
+  /** Vectors published. */
+  updates: number;
+  pages: number;
+  links: number;
+  /** Pushes and links followed by them, in all. */
+  pushes: number;
+  edgeVisits: number;
+  /** Worker time spent on changes and pushes, ms (the final solve included). */
+  busyMs: number;
+  /** Of which the final solve, ms. */
+  finalMs: number;
+  /** Bytes of the worker's typed arrays. */
+  bytes: number;
+  /** Upper bound of the final vector's L1 error against the exact PageRank of the crawled graph. */
+  errorBound: number;
 }
 
 export interface CrawlReport extends CrawlCounters {
@@ -128,6 +151,8 @@ export interface CrawlReport extends CrawlCounters {
   runs: number[];
   opicTime: number;
   totalCash: number;
+  /** The live PageRank's cost (null with --no-live). */
+  live: LiveReport | null;
 }
 
 export interface CrawlOptions {
@@ -218,6 +243,11 @@ export class Crawler {
   private lastPassWindow = 0;
   private memory: CrawlReport['memory'] = { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false };
   private readonly settingsText: string;
+  /** The live PageRank (null with --no-live). */
+  private live: LiveRank | null = null;
+  /** The live vector last written to a checkpoint. */
+  private liveStored = 0;
+  private liveReport: LiveReport | null = null;
 
   private constructor(
     private readonly store: Store,
@@ -244,7 +274,14 @@ export class Crawler {
         seed: settings.seed,
       },
     );
-    this.frontier = new Frontier(this.opic.opic, { strategy: settings.strategy, refresh: settings.refresh, bufferSize: settings.bufferSize, seed: settings.seed });
+    this.frontier = new Frontier(this.opic.opic, {
+      strategy: settings.strategy,
+      refresh: settings.refresh,
+      bufferSize: settings.bufferSize,
+      seed: settings.seed,
+      damping: settings.damping,
+    });
+
     this.hosts = new HostTable(settings.perHost, settings.delayMs);
     this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
     this.fetcher = new Fetcher({
@@ -297,6 +334,16 @@ export class Crawler {
     const timers: NodeJS.Timeout[] = [];
     const abort = (): void => this.stop('stopped');
     try {
+      // The worker starts once the crawl is ours (a refused crawl leaves no thread behind).
+      if (this.settings.live) {
+        this.live = new LiveRank({
+          damping: this.settings.damping,
+          intervalMs: this.settings.liveIntervalMs,
+          onVector: (vector) => this.onLiveVector(vector),
+          onError: (error) => this.fail(error),
+        });
+        if (this.opic.pages > 0) await this.loadLiveGraph();
+      }
       this.addSeeds();
       if (this.settings.refresh) for (const host of this.hosts.hosts) this.needRobots(host);
       // The state after the seeds, before any fetch: a crawl killed now resumes with its seeds.
@@ -313,6 +360,7 @@ export class Crawler {
       for (const timer of timers) clearInterval(timer);
       this.memory = memoryNow();
       if (this.failure !== null) throw this.failure;
+      await this.finishLive();
       await this.checkpoint();
       if (this.failure !== null) throw this.failure;
       const runs = await this.saveRuns();
@@ -324,6 +372,7 @@ export class Crawler {
       for (const timer of this.retryTimers) clearTimeout(timer);
       if (this.pumpLater !== null) clearImmediate(this.pumpLater);
       await this.fetcher.destroy().catch(() => undefined);
+      await this.live?.close().catch(() => undefined);
       if (this.writing !== null) await this.writing.catch(() => undefined);
       await this.store.releaseCrawlLock(this.lock.owner).catch(() => undefined);
     }
@@ -434,6 +483,7 @@ export class Crawler {
     }
     const focus = this.compiled.focus.some((re) => re.test(key));
     const id = this.opic.addPage(focus, host.id);
+    this.live?.grow(id + 1);
     const href = url.hash === '' ? url.href : url.href.slice(0, url.href.length - url.hash.length);
     this.track(id, href === key ? key : href, key, host.id, depth, WAITING);
     this.frontier.add(id, host.id);
@@ -462,6 +512,7 @@ export class Crawler {
         // A link of a page already read: stored now, and followed by OPIC when the page is read again.
         this.batch.link(id, target, 'anchor', cut.nofollow);
         links.child(id, target, 1);
+        this.live?.addLinks(id, [target]);
       }
     }
   }
@@ -721,6 +772,9 @@ export class Crawler {
     // fetch_seq: the order in which fetches completed (null for pages a rule kept from fetching).
     this.batch.recordFetch(id, fetched ? ++this.fetchSeq : null, record, refetch);
     for (const link of links) this.batch.link(id, link.target, link.kind, link.nofollow);
+    // The live graph is the stored one (anchors and redirects, as `wga rank --db` loads it).
+    if (out.length > 0 || refetch) this.live?.setLinks(id, out);
+    this.frontier.fetched(id, out);
     this.countFinished(id, record.status, record.error, record.contentType);
   }
 
@@ -755,6 +809,7 @@ export class Crawler {
       [CRAWL_STATE.progress]: JSON.stringify({ fetches: this.fetchSeq, updatedAt: Date.now() }),
       // The settings are stored with the state they produced: --resume continues with them.
       [CRAWL_STATE.settings]: this.settingsText,
+      ...this.liveState(),
     });
     this.writing = this.store
       .writeCrawlBatch(batch)
@@ -763,6 +818,51 @@ export class Crawler {
         this.writing = null;
       });
     await this.writing;
+  }
+
+  // ---- live PageRank ---------------------------------------------------------
+
+  /** After --resume: the live graph starts from the links the store holds. */
+  private async loadLiveGraph(): Promise<void> {
+    const live = this.live!;
+    live.grow(this.opic.pages);
+    const { graph, pageIds } = await this.store.loadGraph();
+    for (let v = 0; v < graph.nodeCount; v++) {
+      const targets = graph.successors(v);
+      if (targets.length === 0) continue;
+      live.setLinks(pageIds[v]! - 1, Array.from(targets, (t) => pageIds[t]! - 1));
+    }
+  }
+
+  private onLiveVector(vector: LiveVector): void {
+    this.frontier.liveVector(vector.scores, this.opic.pages);
+    this.pump();
+  }
+
+  /** The live ranking for a checkpoint's crawl_state, when a vector arrived since the last one. */
+  private liveState(): Record<string, string> {
+    const vector = this.live?.latest ?? null;
+    if (vector === null || vector.version === this.liveStored) return {};
+    this.liveStored = vector.version;
+    return { [CRAWL_STATE.liveRank]: JSON.stringify(liveRankState(vector, this.live!.latestAt, this.fetchSeq)) };
+  }
+
+  /** The crawl is over: the live vector is solved to the final tolerance from a recomputed residual. */
+  private async finishLive(): Promise<void> {
+    if (this.live === null) return;
+    const before = this.live.latest?.busyMs ?? 0;
+    const vector = await this.live.finish();
+    this.liveReport = {
+      updates: this.live.updates,
+      pages: vector.pages,
+      links: vector.links,
+      pushes: vector.pushes,
+      edgeVisits: vector.edgeVisits,
+      busyMs: vector.busyMs,
+      finalMs: vector.busyMs - before,
+      bytes: vector.bytes,
+      errorBound: vector.errorBound,
+    };
   }
 
   private readonly facts = {
@@ -786,6 +886,23 @@ export class Crawler {
     };
     const base = { startedAt: this.startedAt, finishedAt: Date.now(), iterations: this.opic.opic.reads, converged: null };
     const runs = [await this.store.saveRun({ ...base, method: 'opic', parameters, residual: this.opic.opic.errorFactor }, pageIds, this.opic.opic.estimates())];
+    const live = this.live?.latest ?? null;
+    if (live !== null && live.final && live.pages === pages) {
+      runs.push(
+        await this.store.saveRun(
+          {
+            ...base,
+            method: 'live',
+            parameters: { ...parameters, unfetched: 'dangling', updates: this.liveReport?.updates ?? null, pushes: live.pushes, links: live.links },
+            iterations: null,
+            residual: live.errorBound,
+            converged: true,
+          },
+          pageIds,
+          live.scores,
+        ),
+      );
+    }
     if (this.settings.refresh) {
       runs.push(
         await this.store.saveRun(
@@ -811,7 +928,16 @@ export class Crawler {
         if (top.length > k) top.pop();
       }
     }
-    return { ...this.counters, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.sessionFetches * 1000) / elapsedMs : 0, top };
+    const vector = this.live?.latest ?? null;
+    const live =
+      vector === null
+        ? null
+        : {
+            top: topOfVector(vector.scores, k).map(([id, importance]) => ({ url: this.urls.url(id), importance })),
+            pages: vector.pages,
+            ageMs: Date.now() - this.live!.latestAt,
+          };
+    return { ...this.counters, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.sessionFetches * 1000) / elapsedMs : 0, top, live };
   }
 
   private report(runs: number[]): CrawlReport {
@@ -824,6 +950,7 @@ export class Crawler {
       runs,
       opicTime: this.opic.opic.time,
       totalCash: this.opic.opic.totalCash(),
+      live: this.liveReport,
     };
   }
 

@@ -9,7 +9,14 @@
  * - buffer: the Web Graph Analyzer paper's crawler (Section 4.3): new pages
  *   enter a buffer of limited length while it has room; when the buffer is
  *   empty it is refilled with the oldest waiting pages. Length 1 walks chains
- *   of links like a depth-first search, an unlimited buffer is breadth-first.
+ *   of links like a depth-first search, an unlimited buffer is breadth-first;
+ * - pagerank: the page with the highest live PageRank estimate first
+ *   (live-rank.ts): the latest vector of the worker, plus, for links found
+ *   since that vector, the first push of the incremental solver: fetching
+ *   page u with k out-links credits c x(u) / k to each of them, so a page
+ *   found since is ranked by the importance flowing into it, like OPIC's
+ *   cash between two vectors (docs/live-importance.md). A page the vector
+ *   does not cover yet starts at (1 - c) / n, the least a page can have.
  * Ids are page ids (OPIC ids), found in increasing order.
  */
 import type { Opic } from '../analysis/opic.js';
@@ -17,8 +24,14 @@ import { OptionError } from '../errors.js';
 import { PartitionedMaxHeap } from '../util/partitioned-heap.js';
 import { Random } from '../util/random.js';
 
-export type CrawlStrategy = 'greedy' | 'bfs' | 'dfs' | 'random' | 'buffer';
-export const CRAWL_STRATEGIES: readonly CrawlStrategy[] = ['greedy', 'bfs', 'dfs', 'random', 'buffer'];
+function grownFloat(array: Float64Array, size: number): Float64Array {
+  const next = new Float64Array(Math.max(size, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+export type CrawlStrategy = 'greedy' | 'bfs' | 'dfs' | 'random' | 'buffer' | 'pagerank';
+export const CRAWL_STRATEGIES: readonly CrawlStrategy[] = ['greedy', 'bfs', 'dfs', 'random', 'buffer', 'pagerank'];
 
 export interface FrontierOptions {
   strategy: CrawlStrategy;
@@ -27,6 +40,8 @@ export interface FrontierOptions {
   /** Length of the buffer strategy's buffer. */
   bufferSize?: number;
   seed?: number;
+  /** Damping c of the live PageRank (pagerank strategy): 0.85. */
+  damping?: number;
 }
 
 export class Frontier {
@@ -39,6 +54,10 @@ export class Frontier {
   private backlog: number[] = [];
   private backlogStart = 0;
   private readonly inBuffer = new Set<number>();
+  /** Pagerank strategy: the latest live vector, and what fetches since credited each page. */
+  private live: Float64Array = new Float64Array(0);
+  private credit: Float64Array = new Float64Array(1024);
+  private readonly damping: number;
 
   constructor(
     private readonly opic: Opic,
@@ -48,6 +67,7 @@ export class Frontier {
     this.refresh = options.refresh ?? false;
     this.bufferSize = options.bufferSize ?? 100;
     this.random = new Random(options.seed ?? 1);
+    this.damping = options.damping ?? 0.85;
     if (this.refresh && this.strategy !== 'greedy') {
       throw new OptionError('--refresh', `reads the most important pages again first, which is the greedy strategy, not ${this.strategy}`);
     }
@@ -71,7 +91,36 @@ export class Frontier {
       case 'buffer':
         if (this.inBuffer.size < this.bufferSize) this.admit(id, host);
         else this.backlog.push(id);
+        return;
+      case 'pagerank':
+        this.order.set(id, this.estimate(id), host);
     }
+  }
+
+  /** Pagerank strategy: the live estimate the order uses. */
+  estimate(id: number): number {
+    const base = id < this.live.length ? this.live[id]! : (1 - this.damping) / Math.max(1, this.live.length);
+    return base + (id < this.credit.length ? this.credit[id]! : 0);
+  }
+
+  /** A page was fetched with these out-links (pagerank strategy: they are credited; others: nothing). */
+  fetched(id: number, out: ArrayLike<number>): void {
+    if (this.strategy !== 'pagerank' || out.length === 0) return;
+    const share = (this.damping * this.estimate(id)) / out.length;
+    for (let i = 0; i < out.length; i++) {
+      const target = out[i]!;
+      if (target >= this.credit.length) this.credit = grownFloat(this.credit, target + 1);
+      this.credit[target]! += share;
+      if (this.order.has(target)) this.order.set(target, this.estimate(target), this.order.part(target));
+    }
+  }
+
+  /** Pagerank strategy: a new live vector; credits start again from it and waiting pages are ordered by it. */
+  liveVector(scores: Float64Array, knownPages: number): void {
+    if (this.strategy !== 'pagerank') return;
+    this.live = scores;
+    this.credit.fill(0);
+    for (let id = 0; id < knownPages; id++) if (this.order.has(id)) this.order.set(id, this.estimate(id), this.order.part(id));
   }
 
   /** The next page to fetch among enabled hosts, taken out of the waiting pages; -1 if none. */
@@ -94,6 +143,7 @@ export class Frontier {
     if (this.strategy === 'greedy') this.opic.release(id);
     else if (this.strategy === 'buffer') this.admit(id, host);
     else if (this.strategy === 'random') this.order.set(id, this.random.next(), host);
+    else if (this.strategy === 'pagerank') this.order.set(id, this.estimate(id), host);
     else this.order.set(id, this.strategy === 'bfs' ? -id : id, host);
   }
 

@@ -55,6 +55,10 @@ export interface CrawlSettings {
   checkpointMs: number;
   checkpointPages: number;
   seed: number;
+  /** Keep a live PageRank of the known graph in a worker thread (docs/live-importance.md): true. */
+  live: boolean;
+  /** Least time between two live PageRank vectors, ms: 1000. */
+  liveIntervalMs: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
@@ -94,6 +98,8 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   checkpointMs: 1000,
   checkpointPages: 2000,
   seed: 1,
+  live: true,
+  liveIntervalMs: 1000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -122,6 +128,8 @@ function checkSettings(s: CrawlSettings): void {
     if (!(Number.isFinite(value) && value >= 0)) throw new OptionError(option, `expected a number of at least 0, got ${value}`);
   }
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
+  if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);
+  if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);
   if (s.focus.length > 0 && s.focusShare === 0) s.focusShare = 0.5;

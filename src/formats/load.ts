@@ -1,18 +1,19 @@
 /**
  * One entry point for every graph file: detects the format from the path
- * (WebGraph BV by its .graph/.properties/.offsets files, an edge list
+ * (WebGraph BV by its .graph/.properties/.offsets files, wga's binary adjacency by .wgadj, an edge list
  * otherwise; `format` overrides), loads it, and attaches a label file.
  */
 import { OptionError } from '../errors.js';
 import type { BuildReport } from '../graph/builder.js';
 import type { Graph } from '../graph/graph.js';
+import { isAdjacencyPath, readAdjacencyFile } from './adjacency-binary.js';
 import { type EdgeListOptions, readEdgeList } from './edgelist.js';
 import { fileExists } from './file-stream.js';
 import { type LabelFileReport, readLabelFile } from './label-file.js';
 import { bvFiles, readWebGraph } from './webgraph-bv.js';
 
-export type GraphFormat = 'edges' | 'bv';
-export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv'];
+export type GraphFormat = 'edges' | 'bv' | 'wgadj';
+export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv', 'wgadj'];
 
 export interface LoadOptions extends EdgeListOptions {
   /** 'auto' (default), 'edges' or 'bv'. */
@@ -34,6 +35,7 @@ export interface LoadedGraph {
 
 export async function detectFormat(path: string): Promise<GraphFormat> {
   if (/\.(graph|properties|offsets)$/.test(path)) return 'bv';
+  if (isAdjacencyPath(path)) return 'wgadj';
   if (!(await fileExists(path)) && (await fileExists(bvFiles(path).properties))) return 'bv';
   return 'edges';
 }
@@ -45,7 +47,8 @@ export async function loadGraph(path: string, options: LoadOptions = {}): Promis
     throw new OptionError('--format', `expected auto, ${GRAPH_FORMATS.join(' or ')}, got '${String(requested)}'`);
   }
   const format = requested === 'auto' ? await detectFormat(path) : requested;
-  const built = format === 'bv' ? await readWebGraph(path) : await readEdgeList(path, options);
+  const built =
+    format === 'bv' ? await readWebGraph(path) : format === 'wgadj' ? readAdjacencyFile(path) : await readEdgeList(path, options);
   let graph = built.graph;
   let labelReport: LabelFileReport | undefined;
   if (options.labelsPath !== undefined) {

@@ -124,12 +124,12 @@ export function buildFromRows(
   n: number,
   rows: Csr,
   labels: Labels,
-  known: { selfLoopsRemoved?: boolean } = {},
+  known: { selfLoopsRemoved?: boolean; sorted?: boolean } = {},
 ): BuiltGraph {
   const rawEdges = rows.offsets[n]!;
   const selfLoopsDropped = known.selfLoopsRemoved === true ? 0 : dropSelfLoops(n, rows);
   let duplicatesDropped = 0;
-  if (!rowsStrictlyIncreasing(n, rows)) duplicatesDropped = sortRowsAndMergeDuplicates(n, rows);
+  if (known.sorted !== true && !rowsStrictlyIncreasing(n, rows)) duplicatesDropped = sortRowsAndMergeDuplicates(n, rows);
   const out = shrinkToFit(n, rows);
   const inRows = transpose(n, out);
   const graph = new Graph(

@@ -4,6 +4,7 @@
  * its share; pool.ts runs thread 0 of the same kernel in the calling thread.
  */
 import { simulateWalks } from '../analysis/montecarlo.js';
+import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.js';
 import { sweepComponentBlocks } from '../analysis/pagerank-scc.js';
 import type { TaskContext } from './pool.js';
 
@@ -12,5 +13,7 @@ export type ParallelKernel = (context: TaskContext<never>) => void;
 
 export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'pagerank-component-blocks': sweepComponentBlocks,
+  'pagerank-power': powerIterationThread,
+  'gather-bound': gatherThread,
   'montecarlo-walks': simulateWalks,
 };

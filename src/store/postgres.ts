@@ -32,7 +32,7 @@ import {
   pageFromRow,
   runFromRow,
 } from './records.js';
-import { LINK_KIND_CODES, POSTGRES_MIGRATIONS } from './schema.js';
+import { LINK_KIND_CODES, LINK_KIND_NAMES, POSTGRES_MIGRATIONS } from './schema.js';
 import {
   CRAWL_STATE,
   type CrawlBatch,
@@ -376,6 +376,36 @@ export class PostgresStore implements Store {
       [key, url],
     );
     return rows.length === 0 ? null : pageFromRow(rows[0]!);
+  }
+
+  async *pageBatches(batchSize = 10_000): AsyncIterable<PageRecord[]> {
+    let after = -1;
+    for (;;) {
+      const { rows } = await this.pool.query<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id > $1 ORDER BY id LIMIT $2`, [after, batchSize]);
+      if (rows.length === 0) return;
+      const batch = rows.map(pageFromRow);
+      after = batch[batch.length - 1]!.id;
+      yield batch;
+    }
+  }
+
+  async *linkBatches(batchSize = 100_000): AsyncIterable<NewLink[]> {
+    let after = [-1, -1, -1];
+    for (;;) {
+      const { rows } = await this.pool.query<{ source: number; target: number; kind: number; nofollow: boolean }>(
+        'SELECT source, target, kind, nofollow FROM links WHERE (source, target, kind) > ($1, $2, $3) ORDER BY source, target, kind LIMIT $4',
+        [...after, batchSize],
+      );
+      if (rows.length === 0) return;
+      const last = rows[rows.length - 1]!;
+      after = [Number(last.source), Number(last.target), Number(last.kind)];
+      yield rows.map((row) => ({
+        source: Number(row.source),
+        target: Number(row.target),
+        kind: LINK_KIND_NAMES[Number(row.kind)] ?? 'anchor',
+        nofollow: row.nofollow === true,
+      }));
+    }
   }
 
   async pageById(id: number): Promise<PageRecord | null> {

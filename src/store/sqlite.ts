@@ -28,7 +28,7 @@ import {
   pageFromRow,
   runFromRow,
 } from './records.js';
-import { LINK_KIND_CODES, SQLITE_MIGRATIONS } from './schema.js';
+import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import {
   CRAWL_STATE,
   type CrawlBatch,
@@ -195,6 +195,31 @@ export class SqliteStore implements Store {
       const { graph } = buildFromEdges(ids.length, edges, new TextLabels(urls));
       return { graph, pageIds: Float64Array.from(ids) };
     })();
+  }
+
+  async *pageBatches(batchSize = 10_000): AsyncIterable<PageRecord[]> {
+    const next = this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id > ? ORDER BY id LIMIT ?`);
+    let after = -1;
+    for (;;) {
+      const batch = (next.all(after, batchSize) as PageRow[]).map(pageFromRow);
+      if (batch.length === 0) return;
+      after = batch[batch.length - 1]!.id;
+      yield batch;
+    }
+  }
+
+  async *linkBatches(batchSize = 100_000): AsyncIterable<NewLink[]> {
+    const next = this.db.prepare(
+      'SELECT source, target, kind, nofollow FROM links WHERE (source, target, kind) > (?, ?, ?) ORDER BY source, target, kind LIMIT ?',
+    ).raw();
+    let after: [number, number, number] = [-1, -1, -1];
+    for (;;) {
+      const rows = next.all(...after, batchSize) as Array<[number, number, number, number]>;
+      if (rows.length === 0) return;
+      const last = rows[rows.length - 1]!;
+      after = [last[0], last[1], last[2]];
+      yield rows.map(([source, target, kind, nofollow]) => ({ source, target, kind: LINK_KIND_NAMES[kind] ?? 'anchor', nofollow: nofollow === 1 }));
+    }
   }
 
   async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {

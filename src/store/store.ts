@@ -166,6 +166,11 @@ export interface Store {
   /** The pages and the links of the given kinds as a graph (default: anchors and redirects). */
   loadGraph(kinds?: readonly LinkKind[]): Promise<StoredGraph>;
 
+  /** Every page with its columns, in id order, a batch at a time (for exports). */
+  pageBatches(batchSize?: number): AsyncIterable<PageRecord[]>;
+  /** Every stored link with its kind and nofollow flag, in (source, target, kind) order, a batch at a time. */
+  linkBatches(batchSize?: number): AsyncIterable<NewLink[]>;
+
   /** Ids of these URLs' pages, adding the missing ones (`keys` are their normalised forms). */
   addPages(urls: readonly string[], keys: readonly string[], depth?: number | null): Promise<number[]>;
   recordFetch(page: number, fetch: FetchRecord): Promise<void>;
@@ -221,6 +226,8 @@ export const CRAWL_STATE = {
   recentRates: 'recent_rates',
   /** Adaptive OPIC's Interpolation window T (G-time) that the stored window_history values are relative to. */
   window: 'opic_window',
+  /** The live PageRank's best pages at the checkpoint (crawl/live-state.ts). */
+  liveRank: 'live_rank',
 } as const;
 
 /** OPIC's global state as crawl_state stores it. */

@@ -6,7 +6,7 @@ import { loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { Random } from '../../src/util/random.js';
-import { sharedData } from '../helpers.js';
+import { testData } from '../helpers.js';
 
 function graphOf(n: number, edges: Array<[number, number]>): Graph {
   const collector = new EdgeCollector();
@@ -75,7 +75,7 @@ describe('bow-tie', () => {
   });
 
   it('partitions hollins and cnr-2000', async () => {
-    for (const path of [sharedData('hollins', 'hollins.edges.txt'), sharedData('cnr-2000', 'cnr-2000.graph')]) {
+    for (const path of [testData('hollins', 'hollins.edges.txt'), testData('cnr-2000', 'cnr-2000.graph')]) {
       const { graph } = await loadGraph(path);
       const { part, sizes } = bowTie(graph);
       assert.equal(BOW_TIE_PARTS.reduce((s, name) => s + sizes[name], 0), graph.nodeCount);

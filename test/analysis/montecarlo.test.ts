@@ -9,7 +9,7 @@ import { loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { Random } from '../../src/util/random.js';
-import { sharedData } from '../helpers.js';
+import { testData } from '../helpers.js';
 import { type Edge, expectedVisits, kolmogorovSmirnov } from '../reference.js';
 
 function graphOf(n: number, edges: readonly Edge[]): Graph {
@@ -127,7 +127,7 @@ describe('Monte Carlo PageRank (Algorithm 2)', () => {
 
 describe('Monte Carlo on real graphs, within its own error estimate', () => {
   it('hollins: the top 100 pages within 3 of their standard deviations (m = 50)', async () => {
-    const { graph } = await loadGraph(sharedData('hollins', 'hollins.edges.txt'));
+    const { graph } = await loadGraph(testData('hollins', 'hollins.edges.txt'));
     const exact = pagerank(graph, { tolerance: 1e-12 }).scores;
     const result = monteCarloPageRank(graph, { walksPerPage: 50, seed: 11 });
     const top = topK(exact, 100);
@@ -136,7 +136,7 @@ describe('Monte Carlo on real graphs, within its own error estimate', () => {
   });
 
   it('cnr-2000 with one walk per page: top 10 within 10%, 95 of the top 100 within 2 sigma', async () => {
-    const { graph } = await loadGraph(sharedData('cnr-2000', 'cnr-2000.graph'));
+    const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
     const exact = pagerank(graph).scores;
     const result = monteCarloPageRank(graph, { walksPerPage: 1, seed: 1 });
     const top10 = topK(exact, 10);
@@ -200,7 +200,7 @@ describe('incremental Monte Carlo', () => {
   });
 
   it('reruns only the walks that reached a changed page', async () => {
-    const { graph } = await loadGraph(sharedData('hollins', 'hollins.edges.txt'));
+    const { graph } = await loadGraph(testData('hollins', 'hollins.edges.txt'));
     const walks = MonteCarloWalks.run(graph, { walksPerPage: 5, seed: 2 });
     // Remove the out-links of one low-ranked page and add one link elsewhere.
     const exact = pagerank(graph).scores;

@@ -9,7 +9,7 @@ import type { BuildOptions } from '../../src/graph/builder.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { Random } from '../../src/util/random.js';
-import { maxAbsDifference, sharedData } from '../helpers.js';
+import { maxAbsDifference, testData } from '../helpers.js';
 import { type Edge, densePageRank, simpleEdges } from '../reference.js';
 
 interface Oracle {
@@ -24,7 +24,7 @@ interface Oracle {
   top?: Array<[number, number, number, number, string]>;
 }
 
-const oracles = JSON.parse(readFileSync(sharedData('oracles', 'published-small-graphs.json'), 'utf8')) as Record<string, Oracle>;
+const oracles = JSON.parse(readFileSync(testData('oracles', 'published-small-graphs.json'), 'utf8')) as Record<string, Oracle>;
 
 function graphOf(edges: Array<[number | string, number | string]>, weights?: number[] | null, options: BuildOptions = {}): Graph {
   const collector = new EdgeCollector(weights != null);
@@ -97,8 +97,8 @@ describe('PageRank against published values', () => {
   });
 
   it("Moler's harvard500: the top pages and values printed in the book", async () => {
-    const { graph } = await loadGraph(sharedData('harvard500', 'harvard500.edges.tsv'), {
-      labelsPath: sharedData('harvard500', 'harvard500.urls.tsv'),
+    const { graph } = await loadGraph(testData('harvard500', 'harvard500.edges.tsv'), {
+      labelsPath: testData('harvard500', 'harvard500.urls.tsv'),
     });
     assert.equal(graph.nodeCount, 500);
     assert.equal(graph.edgeCount, 2563);

@@ -6,12 +6,12 @@ import { restrictedPageRank } from '../../src/analysis/restricted.js';
 import { loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import { inducedSubgraph } from '../../src/graph/subgraph.js';
-import { maxAbsDifference, sharedData } from '../helpers.js';
+import { maxAbsDifference, testData } from '../helpers.js';
 
 describe('restricted PageRank (G^l)', () => {
   it('is the PageRank of the pages within l clicks and the links among them', async () => {
-    const { graph } = await loadGraph(sharedData('hollins', 'hollins.edges.txt'), {
-      labelsPath: sharedData('hollins', 'hollins.urls.txt'),
+    const { graph } = await loadGraph(testData('hollins', 'hollins.edges.txt'), {
+      labelsPath: testData('hollins', 'hollins.urls.txt'),
     });
     const root = graph.labels.id('http://www.hollins.edu/');
     for (const maxLevel of [0, 1, 2, 4]) {
@@ -35,8 +35,8 @@ describe('restricted PageRank (G^l)', () => {
   });
 
   it('keeps labels and original ids in the induced subgraph', async () => {
-    const { graph } = await loadGraph(sharedData('harvard500', 'harvard500.edges.tsv'), {
-      labelsPath: sharedData('harvard500', 'harvard500.urls.tsv'),
+    const { graph } = await loadGraph(testData('harvard500', 'harvard500.edges.tsv'), {
+      labelsPath: testData('harvard500', 'harvard500.urls.tsv'),
     });
     const keep = new Uint8Array(graph.nodeCount);
     for (let v = 0; v < graph.nodeCount; v += 2) keep[v] = 1;

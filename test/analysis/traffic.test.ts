@@ -8,7 +8,7 @@ import { loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { Random } from '../../src/util/random.js';
-import { sharedData } from '../helpers.js';
+import { testData } from '../helpers.js';
 import { maximumEntropyFlow } from '../reference.js';
 
 /** Flows rebuilt from the result's multipliers alone: p_ij = s q a_i / a_j, p_iA = t a_i, p_Aj = t / a_j (a_A = 1). */
@@ -79,7 +79,7 @@ function primalProblem(graph: Graph, alpha: number, known: Map<number, number> =
 
 describe('TrafficRank and HOTness (maximum-entropy traffic)', () => {
   it('is optimal on hollins: conservation to 1e-8, both totals, the closed form', async () => {
-    const { graph } = await loadGraph(sharedData('hollins', 'hollins.edges.txt'));
+    const { graph } = await loadGraph(testData('hollins', 'hollins.edges.txt'));
     const result = trafficRank(graph, { tolerance: 1e-10 });
     assert.ok(result.converged);
     const { inflow, outflow, real, artificialIn, artificialOut } = flowsFrom(graph, result);
@@ -171,7 +171,7 @@ describe('TrafficRank and HOTness (maximum-entropy traffic)', () => {
   });
 
   it('converges to the same point with Jacobi, Gauss-Seidel and Anderson sweeps; Anderson needs the fewest', async () => {
-    const { graph } = await loadGraph(sharedData('harvard500', 'harvard500.edges.tsv'));
+    const { graph } = await loadGraph(testData('harvard500', 'harvard500.edges.tsv'));
     const results = (['jacobi', 'gauss-seidel', 'anderson'] as const).map((sweep) => trafficRank(graph, { sweep, tolerance: 1e-11 }));
     for (const r of results) {
       assert.ok(r.converged);
@@ -227,14 +227,14 @@ describe('the sign of HOTness (NOTES section 4, measured with an independent sol
   };
 
   it('hollins: HOTness rises with PageRank (+0.67) and falls with out-degree (-0.65); traffic favours hubs (+0.88)', async () => {
-    const c = await correlations(sharedData('hollins', 'hollins.edges.txt'));
+    const c = await correlations(testData('hollins', 'hollins.edges.txt'));
     assert.ok(Math.abs(c.hotPageRank - 0.67) < 0.02, `${c.hotPageRank}`);
     assert.ok(Math.abs(c.hotOutDegree + 0.65) < 0.02, `${c.hotOutDegree}`);
     assert.ok(Math.abs(c.trafficOutDegree - 0.88) < 0.02, `${c.trafficOutDegree}`);
   });
 
   it('cnr-2000: +0.45, -0.53 and +0.71', async () => {
-    const c = await correlations(sharedData('cnr-2000', 'cnr-2000.graph'));
+    const c = await correlations(testData('cnr-2000', 'cnr-2000.graph'));
     assert.ok(Math.abs(c.hotPageRank - 0.45) < 0.02, `${c.hotPageRank}`);
     assert.ok(Math.abs(c.hotOutDegree + 0.53) < 0.02, `${c.hotOutDegree}`);
     assert.ok(Math.abs(c.trafficOutDegree - 0.71) < 0.02, `${c.trafficOutDegree}`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { readScores } from '../../src/formats/scores.js';
-import { cliPath, sharedData, temporaryDirectory } from '../helpers.js';
+import { cliPath, testData, temporaryDirectory } from '../helpers.js';
 
 function wga(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -19,10 +19,10 @@ function json<T>(...args: string[]): T {
   return JSON.parse(run.stdout) as T;
 }
 
-const hollins = sharedData('hollins', 'hollins.edges.txt');
-const hollinsUrls = sharedData('hollins', 'hollins.urls.txt');
-const harvard = sharedData('harvard500', 'harvard500.edges.tsv');
-const harvardUrls = sharedData('harvard500', 'harvard500.urls.tsv');
+const hollins = testData('hollins', 'hollins.edges.txt');
+const hollinsUrls = testData('hollins', 'hollins.urls.txt');
+const harvard = testData('harvard500', 'harvard500.edges.tsv');
+const harvardUrls = testData('harvard500', 'harvard500.urls.tsv');
 const dir = temporaryDirectory();
 after(() => dir.cleanup());
 
@@ -430,7 +430,7 @@ describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () 
   });
 
   it('a BV graph whose properties do not match', () => {
-    const base = sharedData('cnr-2000', 'cnr-2000');
+    const base = testData('cnr-2000', 'cnr-2000');
     for (const ext of ['graph', 'offsets']) copyFileSync(`${base}.${ext}`, join(dir.path, `bad.${ext}`));
     writeFileSync(
       join(dir.path, 'bad.properties'),

@@ -8,7 +8,7 @@ import { buildFromRows } from '../../src/graph/builder.js';
 import { IdentityLabels } from '../../src/graph/labels.js';
 import { Random } from '../../src/util/random.js';
 import { type BvParameters, encodeBvGraph } from '../bv-encoder.js';
-import { sharedData, temporaryDirectory } from '../helpers.js';
+import { testData, temporaryDirectory } from '../helpers.js';
 
 /** Random sorted lists with runs (for intervals), repeats of earlier lists (for references) and self-links. */
 function randomLists(random: Random, n: number): number[][] {
@@ -62,7 +62,7 @@ describe('WebGraph BVGraph', () => {
   });
 
   describe('files that do not match', () => {
-    const source = bvFiles(sharedData('cnr-2000', 'cnr-2000'));
+    const source = bvFiles(testData('cnr-2000', 'cnr-2000'));
     const original = readFileSync(source.properties, 'utf8');
 
     async function withCopy(edit: (dir: string) => void): Promise<unknown> {

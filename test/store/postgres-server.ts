@@ -37,18 +37,35 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a cluster, or returns why it cannot (no PostgreSQL installed). */
+/**
+ * Starts a cluster, or returns why it cannot, on one line (not installed, or
+ * failing to start). As root the server runs as the postgres user (it refuses
+ * to run as root); otherwise as the current user.
+ */
 export async function startTestServer(): Promise<TestServer | string> {
   const bin = postgresBinaries();
   if (bin === null) return 'PostgreSQL is not installed (apt-get install postgresql)';
+  const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'wga-pg-'));
   const data = join(dir, 'data');
   const asPostgres = (command: string, args: string[]): string =>
-    execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
-  const port = await freePort();
-  asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  asPostgres('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      : execFileSync(join(bin, command), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  let port: number;
+  try {
+    if (asRoot) {
+      chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+    }
+    port = await freePort();
+    asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    asPostgres('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    const stderr = (error as { stderr?: string }).stderr;
+    const why = (stderr !== undefined && stderr.trim() !== '' ? stderr : (error as Error).message).trim().split('\n').slice(-1)[0];
+    return `PostgreSQL (${bin}) is installed but a throwaway cluster would not start: ${why}`;
+  }
   let next = 0;
   const url = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {

@@ -3,17 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { openStore, redactLocation } from '../../src/store/open.js';
 import { PostgresStore, PostgresStoreError } from '../../src/store/postgres.js';
 import { storeSuite } from './store-suite.js';
+import { missingToolTest } from '../helpers.js';
 import { type TestServer, startTestServer } from './postgres-server.js';
 
 // In CI (WGA_REQUIRE_POSTGRES=1) a server that cannot start fails the run instead of skipping.
-const required = process.env.WGA_REQUIRE_POSTGRES === '1';
 const server = await startTestServer();
 if (typeof server === 'string') {
-  if (required) {
-    it('starts a PostgreSQL server', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${server}`));
-  } else {
-    it('PostgreSQL store', (t) => t.skip(server));
-  }
+  missingToolTest('PostgreSQL store', 'postgres', server);
 } else {
   const running: TestServer = server;
   after(() => running.stop());

@@ -12,7 +12,7 @@ import { InputFormatError } from '../../src/errors.js';
 import { type LoadedGraph, loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
 import type { Store } from '../../src/store/store.js';
-import { l1Distance, sharedData } from '../helpers.js';
+import { l1Distance, testData } from '../helpers.js';
 
 export interface Backend {
   name: string;
@@ -27,8 +27,8 @@ export function storeSuite(backend: Backend): void {
     let cnr: LoadedGraph;
     let hollins: LoadedGraph;
     before(async () => {
-      cnr = await loadGraph(sharedData('cnr-2000', 'cnr-2000.edges.tsv.gz'));
-      hollins = await loadGraph(sharedData('hollins', 'hollins.edges.txt'), { labelsPath: sharedData('hollins', 'hollins.urls.txt') });
+      cnr = await loadGraph(testData('cnr-2000', 'cnr-2000.edges.tsv.gz'));
+      hollins = await loadGraph(testData('hollins', 'hollins.edges.txt'), { labelsPath: testData('hollins', 'hollins.urls.txt') });
     });
 
     it('round-trips cnr-2000 with identical stats and PageRank', async () => {

@@ -16,12 +16,15 @@ import { count, print, printJson, safeLabel, score, seconds, table } from '../ou
 import { integerOption } from '../values.js';
 
 export { type CrawlJson, crawlSettings, settingsFromOptions } from '../../app/crawl.js';
+import { sharedCrawlCommand, wantsSharedCrawl } from './crawl-shared.js';
 
 export function progressLine(p: CrawlProgress): string {
-  const top = p.top.map((t) => `${safeLabel(t.url, 60)} ${score(t.importance)}`).join(', ');
+  // The live PageRank's ranking when there is one, else OPIC's estimates.
+  const top = (p.live?.top ?? p.top).map((t) => `${safeLabel(t.url, 60)} ${score(t.importance)}`).join(', ');
+  const label = p.live === null ? 'top' : `live PageRank of ${count(p.live.pages)}`;
   return (
     `${count(p.fetched)} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${count(p.frontier)}, ` +
-    `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight${top === '' ? '' : ` | top: ${top}`}`
+    `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight${top === '' ? '' : ` | ${label}: ${top}`}`
   );
 }
 
@@ -48,7 +51,7 @@ export function registerCrawl(program: Command): void {
     .option('--max-pages <n>', 'stop after this many page fetches in the whole crawl')
     .option('--max-depth <n>', 'do not fetch pages more than this many clicks from a seed')
     .option('--max-time <seconds>', 'stop this session after this long')
-    .option('--strategy <s>', `order of fetches: ${CRAWL_STRATEGIES.join(', ')} (default: greedy, the most OPIC cash first)`)
+    .option('--strategy <s>', `order of fetches: ${CRAWL_STRATEGIES.join(', ')} (default: greedy, the most OPIC cash first; pagerank: the highest live PageRank first)`)
     .option('--buffer-size <n>', "buffer strategy: the length of the buffer of new pages (default: 100)")
     .option('--refresh', 'keep crawling: read fetched pages again, most important first (Adaptive OPIC keeps importance current)')
     .option('--window <passes>', 'Adaptive OPIC Interpolation window, in passes over the known pages (default: 4)')
@@ -62,12 +65,21 @@ export function registerCrawl(program: Command): void {
     .option('--timeout <seconds>', 'longest time for one page (default: 60)')
     .option('--max-body <bytes>', 'pages larger than this fail (default: 10485760)')
     .option('--max-redirects <n>', 'longest chain of redirects followed (default: 10)')
+    .option('--no-live', 'no live PageRank of the pages found while crawling (docs/live-importance.md)')
+    .option('--live', 'a live PageRank of the pages found, updated in a worker thread while crawling (the default)')
+    .option('--live-interval <ms>', 'least time between two live PageRank updates (default: 1000)')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--json', 'print one JSON document at the end')
+    .option('--shared', 'start a crawl several processes work on together (PostgreSQL store); more join with --join')
+    .option('--join', 'work on the shared crawl in the store until it is finished (any machine that reaches the database)')
+    .option('--instances <n>', 'a shared crawl worked on by N processes of this machine (starts it, or joins it with --join)')
+    .option('--partitions <n>', 'shared crawl: partitions the hosts are split into (default: 64)')
+    .option('--lease <ms>', 'shared crawl: an instance silent this long loses its partitions to the others (default: 30000)')
     .action(async (seeds: string[], options: CrawlCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'missing: the store to crawl into (a SQLite file or a postgres:// URL)');
+      if (wantsSharedCrawl(options)) return sharedCrawlCommand(seeds, { ...options, db: options.db });
       integerOption('--top', options.top, 10, 1);
       // Options are checked before the store is opened, so that a mistyped command creates no file.
       checkCrawlOptions(seeds, options);

@@ -11,6 +11,7 @@ import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from 
 import { OptionError } from '../../errors.js';
 import type { PageRecord, Store } from '../../store/store.js';
 import { type GraphInputOptions, addGraphFileOptions, progressContext } from '../graph-input.js';
+import { liveTop } from '../../app/live-rank.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
 
@@ -124,7 +125,7 @@ export function registerStoreCommands(program: Command): void {
     .command('top')
     .description('the best pages of a stored run (by default the latest run of the --score method)')
     .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
-    .option('--score <method>', 'the method of the run (pagerank, montecarlo, opic, traffic, hotness, ...)', 'pagerank')
+    .option('--score <method>', 'the method of the run (pagerank, montecarlo, opic, traffic, hotness, ...; live: the live PageRank of a crawl)', 'pagerank')
     .option('--run <id>', 'a run id instead of the latest run of --score')
     .option('--top <k>', 'how many pages (default: 10)')
     .option('--json', 'print one JSON document')
@@ -133,6 +134,22 @@ export function registerStoreCommands(program: Command): void {
       await withStore(options, async (store) => {
         // OPIC while (or after) crawling: the estimates straight from the pages' cash and history,
         // current to the last checkpoint, so that another shell sees the live ranking.
+        if (options.score === 'live' && options.run === undefined) {
+          const live = await liveTop(store, { limit: k });
+          if (options.json === true) {
+            printJson(live);
+            return;
+          }
+          const when = new Date(live.updatedAt).toISOString();
+          print(
+            live.source === 'run'
+              ? `live PageRank of the crawl in ${store.location}: run ${live.run}, ${count(live.pages)} pages, solved at the end of the crawl (${when})`
+              : `live PageRank of the crawl in ${store.location}: ${count(live.pages)} pages known after ${count(live.fetches ?? 0)} fetches, as of ${when}`,
+          );
+          print();
+          print(table([['rank', 'pagerank', 'page'], ...live.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.url)])], [0]));
+          return;
+        }
         const run = options.run === undefined ? undefined : integerOption('--run', options.run, 0, 1);
         const result = await topPages(store, { method: options.score, run, k });
         if (options.json === true) {

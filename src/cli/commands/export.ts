@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { EXPORT_FORMATS, type ExportFormat, exportGraph } from '../../app/export.js';
+import { OptionError } from '../../errors.js';
+import { GRAPH_FORMATS } from '../../formats/load.js';
+import { LINK_KINDS, type LinkKind } from '../../store/store.js';
+import { loadFromOptions } from '../graph-input.js';
+import { count, megabytes, print, printJson, seconds, table } from '../output.js';
+import { Progress } from '../progress.js';
+import { choiceOption, integerOption } from '../values.js';
+
+interface ExportOptions {
+  db?: string;
+  format?: string;
+  out?: string;
+  scores?: string[];
+  links?: string;
+  gexfVersion?: string;
+  inputFormat?: string;
+  labels?: string;
+  separator?: string;
+  weighted?: boolean;
+  undirected?: boolean;
+  windowSize?: string;
+  maxRefCount?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .description('write a graph file or a store as GEXF, GraphML, Parquet, WebGraph BV or a TSV edge list, with page attributes and scores')
+    .argument('[graph]', 'graph file (edge list or WebGraph basename); or give --db')
+    .option('--db <store>', 'export a store (SQLite file or postgres:// URL): pages with their columns, typed links')
+    .option('--format <format>', `output format: ${EXPORT_FORMATS.join(', ')}`)
+    .option('--out <path>', 'output file (gexf, graphml, tsv), basename (bv) or directory (parquet)')
+    .option('--scores <name...>', "score columns: a stored run's method or run:ID, a score file, or pagerank, scc, indegree, outdegree")
+    .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')} (default: all)`)
+    .option('--gexf-version <v>', 'GEXF version: 1.3 or 1.2draft (for NetworkX) (default: 1.3)')
+    .option('--window-size <w>', 'bv: how many previous lists a list may copy from (default: 7)')
+    .option('--max-ref-count <r>', 'bv: longest chain of references (default: 3)')
+    .option('--input-format <format>', `graph file format: auto, ${GRAPH_FORMATS.join(', ')} (default: auto)`)
+    .option('--labels <file>', "label file with 'id url' lines for the graph file")
+    .option('--separator <sep>', 'edge-list column separator: auto, tab, comma, space (default: auto)')
+    .option('--weighted', 'the third edge-list column is a link weight')
+    .option('--undirected', 'each edge-list line is an undirected edge')
+    .option('--json', 'print the report as JSON')
+    .option('-q, --quiet', 'no progress messages on stderr')
+    .action(async (path: string | undefined, options: ExportOptions) => {
+      if (options.format === undefined) throw new OptionError('--format', `missing: one of ${EXPORT_FORMATS.join(', ')}`);
+      const format = choiceOption('--format', options.format, EXPORT_FORMATS, 'gexf' as ExportFormat);
+      if (options.out === undefined) throw new OptionError('--out', 'missing: where to write');
+      if ((path === undefined) === (options.db === undefined)) throw new OptionError('graph', 'give either a graph file or --db STORE');
+      const kinds = options.links?.split(',').map((k) => choiceOption('--links', k.trim(), LINK_KINDS, 'anchor' as LinkKind));
+      const graph =
+        path === undefined
+          ? undefined
+          : await loadFromOptions(path, {
+              ...(options.inputFormat === undefined ? {} : { format: options.inputFormat }),
+              ...(options.labels === undefined ? {} : { labels: options.labels }),
+              ...(options.separator === undefined ? {} : { separator: options.separator }),
+              weighted: options.weighted === true,
+              undirected: options.undirected === true,
+              quiet: options.quiet === true,
+            });
+      const progress = new Progress(options.quiet !== true);
+      const report = await exportGraph(
+        {
+          ...(graph === undefined ? { db: options.db! } : { graph }),
+          format,
+          out: options.out,
+          ...(options.scores === undefined ? {} : { scores: options.scores }),
+          ...(kinds === undefined ? {} : { kinds }),
+          gexfVersion: choiceOption('--gexf-version', options.gexfVersion, ['1.3', '1.2draft'] as const, '1.3'),
+          bv: {
+            windowSize: integerOption('--window-size', options.windowSize, 7, 0),
+            maxRefCount: integerOption('--max-ref-count', options.maxRefCount, 3, 0),
+          },
+        },
+        { onProgress: (event) => progress.update(() => event.message) },
+      ).finally(() => progress.done());
+      if (options.json === true) {
+        printJson(report);
+        return;
+      }
+      print(
+        table([
+          ['exported', `${report.source} as ${report.format}`],
+          ['pages', count(report.pages)],
+          ['links', count(report.links)],
+          ['attributes', report.attributes.join(', ')],
+          ...report.files.map((f) => ['file', `${f.path} (${megabytes(f.bytes)})`]),
+          ...(report.bitsPerLink === undefined ? [] : [['bits per link', report.bitsPerLink.toFixed(3)]]),
+          ['time', seconds(report.seconds)],
+        ]),
+      );
+    });
+}

@@ -1,0 +1,48 @@
+/**
+ * Messages between the crawler and the live PageRank worker (live-rank.ts,
+ * live-rank-worker.ts). Graph changes travel as one Int32Array of
+ * operations, transferred without a copy:
+ *   GROW total            pages 0 .. total - 1 exist
+ *   SET u k t1 .. tk      page u's out-links are t1 .. tk (replacing any)
+ *   ADD u k t1 .. tk      page u links to t1 .. tk too
+ */
+export const OP_GROW = 1;
+export const OP_SET = 2;
+export const OP_ADD = 3;
+
+export interface LiveWorkerOptions {
+  damping: number;
+  /** Least time between two published vectors, ms. */
+  intervalMs: number;
+  /** L1 tolerance of the updates while crawling. */
+  tolerance: number;
+}
+
+export type ToWorker = { type: 'changes'; ops: Int32Array } | { type: 'finish'; tolerance: number };
+
+/** A published vector and what it cost so far. */
+export interface LiveVector {
+  type: 'scores';
+  /** 1, 2, ...: one per published vector. */
+  version: number;
+  /** Pages the vector covers (ids 0 .. pages - 1). */
+  pages: number;
+  links: number;
+  /** PageRank estimate, sums to 1. */
+  scores: Float64Array;
+  /** False while changes received were not all worked in yet (an intermediate vector). */
+  converged: boolean;
+  /** The answer to 'finish': residual recomputed and solved to its tolerance. */
+  final: boolean;
+  /** An upper bound of the L1 error against the exact PageRank of the graph received (final vectors only; else NaN). */
+  errorBound: number;
+  /** Totals since the worker started. */
+  pushes: number;
+  edgeVisits: number;
+  /** Time the worker spent applying changes and pushing, ms. */
+  busyMs: number;
+  /** Bytes of the worker's typed arrays. */
+  bytes: number;
+}
+
+export type FromWorker = LiveVector | { type: 'error'; message: string };

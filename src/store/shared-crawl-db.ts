@@ -1,0 +1,698 @@
+/**
+ * A crawl shared by several crawler processes through one PostgreSQL store
+ * (the Web Graph Analyzer paper, Section 4.3: "All instances use one DB"),
+ * with distributed OPIC (the OPIC paper, Section 4.1). Tables, besides the
+ * store's pages and links:
+ * - shared_crawl: the one crawl job: its status (running, done), settings,
+ *   number of partitions, lease length, and OPIC's shared globals: the
+ *   virtual page's accumulator `all_pool` (see crawl/shared-ledger.ts), the
+ *   clock G, what the virtual page received, the reads, the page count and
+ *   the last fetch sequence number;
+ * - shared_instances: one row per crawler process: heartbeat, state
+ *   (working, waiting for work, finished, failed) and counters;
+ * - shared_partitions: pages belong to partition hash(host) mod P; each
+ *   partition has an owner whose lease expires unless renewed, and the count
+ *   of its pages never fetched;
+ * - shared_transfers: the OPIC paper's buffered "money transfers": cash owed
+ *   to a page of a partition its sender does not hold, applied by the
+ *   partition's owner at its next checkpoint.
+ *
+ * Every checkpoint is one transaction that first locks the job row (SELECT
+ * ... FOR UPDATE), so checkpoints of all instances are serialised: pages get
+ * ids in commit order, each instance learns exactly the pages others added
+ * to its partitions, and the accounting is exact at every commit:
+ *   sum over pages of (cash + all_pool - seen_all) + sum of transfers = 1,
+ * the virtual page's cash being paid out (into all_pool) in the transaction
+ * that received it. A checkpoint also renews the instance's leases and does
+ * the balancing: an instance below its fair share of partitions takes free
+ * or expired ones (most unfetched pages first); an instance that holds more
+ * than its share, or several partitions with work, while another waits is
+ * told to let some go (crawl/shared-crawler.ts lets them go once their
+ * fetches are over). An instance whose lease was taken over (it stalled
+ * longer than the lease) fails its checkpoint: nothing it did since is kept.
+ */
+import pg from 'pg';
+import type { FetchRecord, LinkKind } from './store.js';
+import { CRAWL_STATE, StoreError } from './store.js';
+import { LINK_KIND_CODES } from './schema.js';
+import { checkStorableUrl, liveOpicExpression } from './records.js';
+
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export const SHARED_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS shared_crawl (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    status TEXT NOT NULL,
+    partitions INTEGER NOT NULL,
+    lease_ms INTEGER NOT NULL,
+    settings TEXT NOT NULL,
+    all_pool DOUBLE PRECISION NOT NULL DEFAULT 0,
+    clock DOUBLE PRECISION NOT NULL DEFAULT 0,
+    virtual_received DOUBLE PRECISION NOT NULL DEFAULT 0,
+    reads BIGINT NOT NULL DEFAULT 0,
+    pages BIGINT NOT NULL DEFAULT 0,
+    fetch_seq BIGINT NOT NULL DEFAULT 0,
+    run_id BIGINT,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    finished_at TIMESTAMPTZ
+  )`,
+  `CREATE TABLE IF NOT EXISTS shared_instances (
+    id TEXT PRIMARY KEY,
+    hostname TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    heartbeat TIMESTAMPTZ NOT NULL DEFAULT now(),
+    state TEXT NOT NULL DEFAULT 'working',
+    partitions INTEGER NOT NULL DEFAULT 0,
+    pages BIGINT NOT NULL DEFAULT 0,
+    fetched BIGINT NOT NULL DEFAULT 0,
+    requests BIGINT NOT NULL DEFAULT 0,
+    transfers_sent BIGINT NOT NULL DEFAULT 0,
+    transfers_applied BIGINT NOT NULL DEFAULT 0,
+    rows_written BIGINT NOT NULL DEFAULT 0,
+    checkpoints BIGINT NOT NULL DEFAULT 0,
+    db_ms DOUBLE PRECISION NOT NULL DEFAULT 0
+  )`,
+  `CREATE TABLE IF NOT EXISTS shared_partitions (
+    part INTEGER PRIMARY KEY,
+    owner TEXT,
+    lease_until TIMESTAMPTZ,
+    unread BIGINT NOT NULL DEFAULT 0,
+    pages BIGINT NOT NULL DEFAULT 0
+  )`,
+  `CREATE TABLE IF NOT EXISTS shared_transfers (
+    id BIGSERIAL PRIMARY KEY,
+    part INTEGER NOT NULL,
+    target BIGINT NOT NULL REFERENCES pages (id),
+    amount DOUBLE PRECISION NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS shared_transfers_part ON shared_transfers (part)',
+  'ALTER TABLE pages ADD COLUMN IF NOT EXISTS part INTEGER',
+  'CREATE INDEX IF NOT EXISTS pages_part ON pages (part, id)',
+];
+
+/** FNV-1a of the host name, mod the partitions: the partition of a host's pages. */
+export function partitionOf(hostname: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < hostname.length; i++) hash = Math.imul(hash ^ hostname.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % partitions;
+}
+
+export interface SharedJob {
+  status: 'running' | 'done';
+  partitions: number;
+  leaseMs: number;
+  settings: string;
+  all: number;
+  clock: number;
+  virtualReceived: number;
+  reads: number;
+  pages: number;
+  fetchSeq: number;
+}
+
+export interface LedgerState {
+  cash: number;
+  history: number;
+  seenAll: number;
+  lastRead: number;
+  reads: number;
+}
+
+export interface SharedPageRow extends LedgerState {
+  id: number;
+  url: string;
+  key: string;
+  host: string;
+  depth: number;
+  part: number;
+  /** Fetched already (a status or an error is stored). */
+  done: boolean;
+}
+
+export interface NewSharedPage {
+  local: number;
+  url: string;
+  key: string;
+  host: string;
+  depth: number;
+  part: number;
+}
+
+/** What one checkpoint of an instance writes and asks (crawl/shared-crawler.ts builds it). */
+export interface SharedCheckpoint {
+  /** Partitions held at the snapshot (those being let go included). */
+  held: number[];
+  /** Partitions let go in this checkpoint (no fetch of theirs running since the snapshot). */
+  release: number[];
+  /** Partitions being let go: their transfers wait for the next holder. */
+  releasing: number[];
+  /** Pages of held partitions with a store id above this are new to the instance. */
+  lastSeenId: number;
+  /** New pages of held partitions, with their OPIC state. */
+  ownPages: Array<NewSharedPage & { state: LedgerState }>;
+  /** New pages of other partitions (link targets), with no cash. */
+  foreignPages: NewSharedPage[];
+  /** Store ids of pages already stored, by local index. */
+  ids: Map<number, number>;
+  fetches: Array<{ local: number; part: number; record: FetchRecord; first: boolean }>;
+  links: Array<{ source: number; target: number; kind: LinkKind; nofollow: boolean }>;
+  /** OPIC state of stored pages that changed. */
+  changed: Array<{ local: number; state: LedgerState }>;
+  transfers: Array<{ local: number; part: number; amount: number }>;
+  virtual: number;
+  clockGrowth: number;
+  reads: number;
+  /** Counters to add to the instance's row. */
+  counts: { fetched: number; requests: number; pages: number };
+  /** No page to fetch and none running: asks for work. */
+  waiting: boolean;
+  /** The last checkpoint: let every partition go and mark the instance finished. */
+  finishing: boolean;
+  /** Partitions not to take again yet (let go recently). */
+  avoid: number[];
+  /** Unfetched pages held, by partition (for choosing what to let go). */
+  workByPartition: Map<number, number>;
+}
+
+export interface SharedCheckpointResult {
+  job: SharedJob;
+  /** Store ids given to new pages: [local, id, seen_all, stored cash (adopted pages)]. */
+  assigned: Array<[number, number, number, number]>;
+  /** Pages of held partitions the instance did not know, and every page of partitions taken now. */
+  loaded: SharedPageRow[];
+  /** Transfers applied to the instance's pages: [store id, amount]. */
+  applied: Array<[number, number]>;
+  acquired: number[];
+  /** Partitions the instance should let go, for an instance waiting for work. */
+  letGo: number[];
+  lastSeenId: number;
+  rowsWritten: number;
+  fetchSeqStart: number;
+}
+
+export class LostLeaseError extends StoreError {}
+
+export class SharedCrawlDb {
+  private constructor(
+    readonly location: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  static async open(url: string, location: string): Promise<SharedCrawlDb> {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    pool.on('error', () => undefined);
+    const db = new SharedCrawlDb(location, pool);
+    // DDL locks the pages table: never while instances are checkpointing, so only when something is missing.
+    const present = await pool.query<{ t: string | null; c: number }>(
+      "SELECT to_regclass('shared_transfers')::text AS t, (SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'pages' AND column_name = 'part') AS c",
+    );
+    if (present.rows[0]!.t !== null && present.rows[0]!.c > 0) return db;
+    await db.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(7244)');
+      for (const statement of SHARED_SCHEMA) await client.query(statement);
+    });
+    return db;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async job(): Promise<SharedJob | null> {
+    const { rows } = await this.pool.query<JobRow>('SELECT * FROM shared_crawl WHERE id = 1');
+    return rows.length === 0 ? null : jobFromRow(rows[0]!);
+  }
+
+  /**
+   * Creates the crawl job with its seeds (one unit of cash shared among them, OPIC's initial
+   * state). Refuses a store that holds pages or another crawl.
+   */
+  async createJob(settings: string, partitions: number, leaseMs: number, seeds: Array<Omit<NewSharedPage, 'local'>>): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(7244)');
+      const job = await client.query<JobRow>('SELECT * FROM shared_crawl');
+      if (job.rows.length > 0) {
+        const status = job.rows[0]!.status;
+        throw new StoreError(
+          this.location,
+          status === 'done'
+            ? 'already holds a finished shared crawl; start again after: wga reset --db URL'
+            : 'already holds a shared crawl; join it with: wga crawl --join --db URL',
+        );
+      }
+      const pages = await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM pages');
+      if (pages.rows[0]!.n > 0) throw new StoreError(this.location, `holds ${pages.rows[0]!.n} pages already (another crawl or an import); crawl into an empty database`);
+      await client.query('INSERT INTO shared_crawl (id, status, partitions, lease_ms, settings, pages) VALUES (1, $1, $2, $3, $4, $5)', ['running', partitions, leaseMs, settings, seeds.length]);
+      await client.query('INSERT INTO shared_partitions (part) SELECT generate_series(0, $1::int - 1)', [partitions]);
+      for (const seed of seeds) checkStorableUrl(seed.url, this.location);
+      await client.query(
+        `INSERT INTO pages (url, url_key, host, depth, part, cash, focus)
+         SELECT u, k, h, d, p, $6::float8, false FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[]) AS s (u, k, h, d, p)`,
+        [seeds.map((s) => s.url), seeds.map((s) => s.key), seeds.map((s) => s.host), seeds.map((s) => s.depth), seeds.map((s) => s.part), 1 / seeds.length],
+      );
+      await client.query(
+        'UPDATE shared_partitions sp SET unread = unread + c.n, pages = pages + c.n FROM (SELECT part, count(*) AS n FROM pages GROUP BY part) c WHERE sp.part = c.part',
+      );
+      await writeCrawlState(client, settings, { all: 0, clock: 0, virtualReceived: 0, reads: 0 });
+    });
+  }
+
+  async register(id: string, hostname: string, pid: number): Promise<void> {
+    await this.pool.query('INSERT INTO shared_instances (id, hostname, pid) VALUES ($1, $2, $3)', [id, hostname, pid]);
+  }
+
+  async markInstance(id: string, state: 'failed' | 'finished'): Promise<void> {
+    await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = now() WHERE id = $1', [id, state]);
+    await this.pool.query('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1', [id]);
+  }
+
+  /** One checkpoint of instance `me`, in one transaction (see the module comment). */
+  async checkpoint(me: string, c: SharedCheckpoint, dbMs: number): Promise<SharedCheckpointResult> {
+    for (const page of [...c.ownPages, ...c.foreignPages]) checkStorableUrl(page.url, this.location);
+    return this.transaction(async (client) => {
+      let rowsWritten = 0;
+      const run = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {
+        const result = await client.query(text, values);
+        if (result.command !== 'SELECT') rowsWritten += result.rowCount ?? 0;
+        return result;
+      };
+      const jobRow = await client.query<JobRow>('SELECT * FROM shared_crawl WHERE id = 1 FOR UPDATE');
+      if (jobRow.rows.length === 0) throw new StoreError(this.location, 'the shared crawl was deleted (wga reset?)');
+      const job = jobFromRow(jobRow.rows[0]!);
+      const leaseMs = job.leaseMs;
+      // Fencing: every partition written must still be this instance's.
+      const owned = await client.query<{ part: number }>('SELECT part FROM shared_partitions WHERE owner = $1', [me]);
+      const ownedSet = new Set(owned.rows.map((r) => r.part));
+      const lost = c.held.filter((p) => !ownedSet.has(p));
+      if (lost.length > 0) {
+        throw new LostLeaseError(this.location, `this instance (${me}) lost its lease of partition${lost.length > 1 ? 's' : ''} ${lost.slice(0, 10).join(', ')} (it stalled longer than the lease, ${leaseMs} ms); another instance took over; leaving without writing`);
+      }
+      const ids = c.ids;
+      const assigned: SharedCheckpointResult['assigned'] = [];
+      // Pages others added to my partitions since my last checkpoint: a new page of mine with the same key is that page.
+      const fresh = await client.query<PageRowRaw>({ text: `SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE part = ANY($1::int[]) AND id > $2 ORDER BY id`, values: [c.held, c.lastSeenId], rowMode: 'array' });
+      const ownByKey = new Map(c.ownPages.map((p) => [p.key, p]));
+      const loaded: SharedPageRow[] = [];
+      const adopted: Array<{ local: number; id: number; seenAll: number; cash: number; state: LedgerState }> = [];
+      for (const raw of fresh.rows) {
+        const row = sharedPageFromRow(raw);
+        const mine = ownByKey.get(row.key);
+        if (mine === undefined) loaded.push(row);
+        else {
+          ownByKey.delete(row.key);
+          ids.set(mine.local, row.id);
+          adopted.push({ local: mine.local, id: row.id, seenAll: row.seenAll, cash: row.cash, state: mine.state });
+          assigned.push([mine.local, row.id, row.seenAll, row.cash]);
+        }
+      }
+      const A0 = job.all;
+      const partDelta = new Map<number, { unread: number; pages: number }>();
+      const bump = (part: number, unread: number, pages: number): void => {
+        const d = partDelta.get(part) ?? { unread: 0, pages: 0 };
+        d.unread += unread;
+        d.pages += pages;
+        partDelta.set(part, d);
+      };
+      let inserted = 0;
+      const own = [...ownByKey.values()];
+      if (own.length > 0) {
+        const result = await run(
+          `INSERT INTO pages (url, url_key, host, depth, part, focus, cash, history, last_read, reads, seen_all)
+           SELECT u, k, h, d, p, false, c, hi, lr, r, $11::float8
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::int[], $10::int[])
+             AS s (u, k, h, d, p, c, hi, lr, r, o)
+           ORDER BY o
+           ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key`,
+          [
+            own.map((p) => p.url), own.map((p) => p.key), own.map((p) => p.host), own.map((p) => p.depth), own.map((p) => p.part),
+            own.map((p) => p.state.cash), own.map((p) => p.state.history), own.map((p) => p.state.lastRead), own.map((p) => p.state.reads),
+            own.map((_, i) => i), A0,
+          ],
+        );
+        const byKey = new Map((result.rows as Array<{ id: number; url_key: string }>).map((r) => [r.url_key, r.id]));
+        for (const page of own) {
+          const id = byKey.get(page.key);
+          if (id === undefined) throw new StoreError(this.location, `internal error: page ${page.key.slice(0, 200)} of a held partition was stored by someone else`);
+          ids.set(page.local, id);
+          assigned.push([page.local, id, A0, 0]);
+          bump(page.part, 1, 1);
+          inserted++;
+        }
+      }
+      if (c.foreignPages.length > 0) {
+        const f = c.foreignPages;
+        const result = await run(
+          `INSERT INTO pages (url, url_key, host, depth, part, focus, seen_all)
+           SELECT u, k, h, d, p, false, $7::float8 FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS s (u, k, h, d, p, o)
+           ORDER BY o ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key, part`,
+          [f.map((p) => p.url), f.map((p) => p.key), f.map((p) => p.host), f.map((p) => p.depth), f.map((p) => p.part), f.map((_, i) => i), A0],
+        );
+        for (const row of result.rows as Array<{ id: number; url_key: string; part: number }>) {
+          bump(row.part, 1, 1);
+          inserted++;
+        }
+        const all = await client.query<{ id: number; url_key: string }>('SELECT id, url_key FROM pages WHERE url_key = ANY($1::text[])', [f.map((p) => p.key)]);
+        const byKey = new Map(all.rows.map((r) => [r.url_key, r.id]));
+        for (const page of f) {
+          const id = byKey.get(page.key);
+          if (id === undefined) throw new StoreError(this.location, `internal error: page ${page.key.slice(0, 200)} was not stored`);
+          ids.set(page.local, id);
+          assigned.push([page.local, id, -1, 0]);
+        }
+      }
+      const idOf = (local: number): number => {
+        const id = ids.get(local);
+        if (id === undefined) throw new StoreError(this.location, `internal error: no store id for local page ${local}`);
+        return id;
+      };
+      // Fetch results, in the order of the global fetch sequence.
+      const fetchSeqStart = job.fetchSeq;
+      if (c.fetches.length > 0) {
+        const f = c.fetches;
+        await run(
+          `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
+             fetch_error = f.fetch_error, fetch_seq = f.fetch_seq
+           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[])
+             AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq)
+           WHERE p.id = f.id`,
+          [
+            f.map((x) => idOf(x.local)), f.map((x) => x.record.status), f.map((x) => x.record.contentType), f.map((x) => x.record.fetchedAt),
+            f.map((x) => x.record.size), f.map((x) => x.record.title), f.map((x) => x.record.error), f.map((_, i) => fetchSeqStart + i + 1),
+          ],
+        );
+        for (const x of f) if (x.first) bump(x.part, -1, 0);
+      }
+      if (c.links.length > 0) {
+        const l = c.links;
+        await run(
+          `INSERT INTO links (source, target, kind, nofollow)
+           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
+          [l.map((x) => idOf(x.source)), l.map((x) => idOf(x.target)), l.map((x) => LINK_KIND_CODES[x.kind]), l.map((x) => x.nofollow)],
+        );
+      }
+      // OPIC state of stored pages (adopted ones: their stored cash joins ours, their seen_all stays).
+      const changed = [
+        ...c.changed.map((x) => ({ id: idOf(x.local), ...x.state })),
+        ...adopted.map((a) => ({ id: a.id, ...a.state, cash: a.state.cash + a.cash, seenAll: a.seenAll })),
+      ];
+      if (changed.length > 0) {
+        await run(
+          `UPDATE pages p SET cash = o.cash, history = o.history, last_read = o.last_read, reads = o.reads, seen_all = o.seen_all
+           FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::int[], $6::float8[]) AS o (id, cash, history, last_read, reads, seen_all)
+           WHERE p.id = o.id`,
+          [changed.map((x) => x.id), changed.map((x) => x.cash), changed.map((x) => x.history), changed.map((x) => x.lastRead), changed.map((x) => x.reads), changed.map((x) => x.seenAll)],
+        );
+      }
+      if (c.transfers.length > 0) {
+        const t = c.transfers;
+        await run('INSERT INTO shared_transfers (part, target, amount) SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[])', [
+          t.map((x) => x.part), t.map((x) => idOf(x.local)), t.map((x) => x.amount),
+        ]);
+      }
+      if (partDelta.size > 0) {
+        const entries = [...partDelta];
+        await run('UPDATE shared_partitions sp SET unread = sp.unread + d.u, pages = sp.pages + d.p FROM unnest($1::int[], $2::bigint[], $3::bigint[]) AS d (part, u, p) WHERE sp.part = d.part', [
+          entries.map((e) => e[0]), entries.map((e) => e[1].unread), entries.map((e) => e[1].pages),
+        ]);
+      }
+      // The shared globals: the virtual page's payout to every page (the new ones included), the clock.
+      const pages = job.pages + inserted;
+      const all = pages > 0 ? A0 + c.virtual / pages : A0;
+      const after = await client.query<JobRow>(
+        `UPDATE shared_crawl SET pages = $1, all_pool = $2, clock = clock + $3, virtual_received = virtual_received + $4, reads = reads + $5, fetch_seq = fetch_seq + $6
+         WHERE id = 1 RETURNING *`,
+        [pages, all, c.clockGrowth, c.virtual, c.reads, c.fetches.length],
+      );
+      let nextJob = jobFromRow(after.rows[0]!);
+      // Leases: let go, renew, take.
+      const released = new Set(c.release);
+      if (c.release.length > 0 || c.finishing) {
+        await run('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1 AND (part = ANY($2::int[]) OR $3)', [me, c.release, c.finishing]);
+      }
+      const keep = c.finishing ? [] : c.held.filter((p) => !released.has(p));
+      await client.query(`UPDATE shared_partitions SET lease_until = now() + $2 * interval '1 millisecond' WHERE owner = $1`, [me, leaseMs]);
+      const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
+      await run(
+        `UPDATE shared_instances SET heartbeat = now(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
+           transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7 WHERE id = $1`,
+        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs],
+      );
+      const acquired: number[] = [];
+      const letGo: number[] = [];
+      if (!c.finishing && nextJob.status === 'running') {
+        const alive = await client.query<{ id: string; state: string }>(
+          `SELECT id, state FROM shared_instances WHERE state IN ('working', 'waiting') AND heartbeat > now() - $1 * interval '1 millisecond'`,
+          [leaseMs],
+        );
+        const others = alive.rows.filter((r) => r.id !== me);
+        const waiters = others.filter((r) => r.state === 'waiting').length;
+        const fair = Math.ceil(job.partitions / (others.length + 1));
+        let want = fair - keep.length;
+        if (c.waiting) {
+          // An instance with nothing to do takes its part of the free partitions that have work, whatever its share.
+          const free = await client.query<{ n: number }>(
+            'SELECT count(*)::bigint AS n FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND unread > 0',
+          );
+          const waiting = 1 + others.filter((r) => r.state === 'waiting').length;
+          want = Math.max(want, Math.ceil(free.rows[0]!.n / waiting));
+        }
+        if (want > 0) {
+          const taken = await run(
+            `UPDATE shared_partitions SET owner = $1, lease_until = now() + $2 * interval '1 millisecond'
+             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND NOT (part = ANY($3::int[]))
+                            AND ($5 OR unread > 0 OR $6) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
+             RETURNING part`,
+            // A waiting instance may take back what it let go: it has nothing else to do.
+            [me, leaseMs, [...(c.waiting ? [] : c.avoid), ...keep, ...c.release], want, keep.length < fair, false],
+          );
+          for (const row of taken.rows as Array<{ part: number }>) acquired.push(row.part);
+        }
+        if (waiters > 0 && !c.waiting) {
+          // Balancing (the paper: busy instances "free a number of their new pages" for a waiting one).
+          const withWork = keep.filter((p) => (c.workByPartition.get(p) ?? 0) > 0).sort((a, b) => (c.workByPartition.get(b) ?? 0) - (c.workByPartition.get(a) ?? 0));
+          // Partitions with work are split with the waiting instances (this one keeps at least one);
+          // beyond its fair share it lets idle ones go first, so that the work is not handed over for nothing.
+          const surplus = Math.max(0, keep.length - fair);
+          const idle = keep.filter((p) => (c.workByPartition.get(p) ?? 0) === 0);
+          let fromWork = withWork.length >= 2 ? Math.floor((withWork.length * waiters) / (waiters + 1)) : 0;
+          const fromIdle = Math.min(idle.length, Math.max(0, surplus - fromWork));
+          fromWork = Math.max(fromWork, Math.min(surplus - fromIdle, withWork.length - 1));
+          letGo.push(...withWork.slice(withWork.length - fromWork), ...idle.slice(0, fromIdle));
+        }
+      }
+      // Pages of the partitions taken now, then the transfers owed to every page held.
+      if (acquired.length > 0) {
+        const rows = await client.query<PageRowRaw>({ text: `SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE part = ANY($1::int[]) ORDER BY id`, values: [acquired], rowMode: 'array' });
+        for (const raw of rows.rows) loaded.push(sharedPageFromRow(raw));
+      }
+      const holding = [...keep, ...acquired];
+      const releasing = new Set(c.releasing);
+      const receiving = holding.filter((p) => !releasing.has(p));
+      const applied: Array<[number, number]> = [];
+      if (receiving.length > 0) {
+        const moved = await run(
+          `WITH t AS (DELETE FROM shared_transfers WHERE part = ANY($1::int[]) RETURNING target, amount),
+                s AS (SELECT target, sum(amount) AS amount, count(*) AS n FROM t GROUP BY target),
+                u AS (UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target RETURNING p.id)
+           SELECT s.target, s.amount, s.n FROM s`,
+          [receiving],
+        );
+        let n = 0;
+        for (const row of moved.rows as Array<{ target: number; amount: number; n: number }>) {
+          applied.push([row.target, row.amount]);
+          n += row.n;
+        }
+        rowsWritten += applied.length + n;
+        if (n > 0) await client.query('UPDATE shared_instances SET transfers_applied = transfers_applied + $2 WHERE id = $1', [me, n]);
+      }
+      if (c.finishing) await applyUnownedTransfers(client);
+      // The crawl is over when no page anywhere waits for its first fetch.
+      if (nextJob.status === 'running') {
+        const left = await client.query<{ n: number }>('SELECT coalesce(sum(unread), 0)::bigint AS n FROM shared_partitions');
+        if (left.rows[0]!.n === 0) {
+          const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = now() WHERE id = 1 RETURNING *");
+          nextJob = jobFromRow(done.rows[0]!);
+        }
+      }
+      await client.query('UPDATE shared_instances SET partitions = $2, rows_written = rows_written + $3 WHERE id = $1', [me, holding.length, rowsWritten]);
+      await writeCrawlState(client, nextJob.settings, nextJob);
+      const maxId = await client.query<{ n: number }>('SELECT coalesce(max(id), 0)::bigint AS n FROM pages');
+      return { job: nextJob, assigned, loaded, applied, acquired, letGo, lastSeenId: maxId.rows[0]!.n, rowsWritten, fetchSeqStart };
+    });
+  }
+
+  /**
+   * The last instance out saves OPIC's estimates as a run: (H + C) / (G + 1) with C the page's
+   * cash, what the virtual page owes it and the transfers not yet applied to it. Once the crawl is
+   * done nothing changes these values, so the first instance out saves it; the others return null.
+   */
+  async saveRun(startedAt: number, damping: number): Promise<number | null> {
+    return this.transaction(async (client) => {
+      const row = (await client.query<JobRow & { run_id: number | null }>('SELECT * FROM shared_crawl WHERE id = 1 FOR UPDATE')).rows[0]!;
+      if (row.run_id !== null || row.status !== 'done') return null;
+      const job = jobFromRow(row);
+      const run = await client.query<{ id: number }>(
+        `INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages)
+         VALUES ('opic', $1, $2, $3, $4, $5, NULL, $6) RETURNING id`,
+        [JSON.stringify({ source: 'crawl', shared: true, strategy: 'greedy', damping, reads: job.reads }), startedAt, Date.now(), job.reads, job.clock > 0 ? 1 / job.clock : null, job.pages],
+      );
+      const id = run.rows[0]!.id;
+      const value = liveOpicExpression((name) => ({ all: '$2::float8', unread: '0', focused: '0', clock: '$3::float8' })[name]);
+      await client.query(
+        `INSERT INTO scores (run, page, value)
+         SELECT $1, p.id, ${value.replace('(history + cash', '(p.history + p.cash + coalesce(t.amount, 0)')}
+         FROM pages p LEFT JOIN (SELECT target, sum(amount) AS amount FROM shared_transfers GROUP BY target) t ON t.target = p.id`,
+        [id, job.all, job.clock],
+      );
+      await client.query('UPDATE shared_crawl SET run_id = $1 WHERE id = 1', [id]);
+      return id;
+    });
+  }
+
+  /** Instances still working or waiting with a live heartbeat, other than `me`. */
+  async othersAlive(me: string): Promise<number> {
+    const job = await this.job();
+    const { rows } = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::bigint AS n FROM shared_instances WHERE id <> $1 AND state IN ('working', 'waiting') AND heartbeat > now() - $2 * interval '1 millisecond'`,
+      [me, job?.leaseMs ?? 30_000],
+    );
+    return rows[0]!.n;
+  }
+
+  /**
+   * The total cash, read in one snapshot: every page's cash and what the virtual page owes it,
+   * plus the transfers not applied yet. 1 to rounding at every commit.
+   */
+  async totalCash(): Promise<{ pages: number; transfers: number; total: number }> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const job = await client.query<{ all_pool: number }>('SELECT all_pool FROM shared_crawl WHERE id = 1');
+      const all = job.rows[0]?.all_pool ?? 0;
+      const pages = await client.query<{ s: number }>('SELECT coalesce(sum(cash + $1::float8 - seen_all), 0) AS s FROM pages', [all]);
+      const transfers = await client.query<{ s: number }>('SELECT coalesce(sum(amount), 0) AS s FROM shared_transfers');
+      await client.query('COMMIT');
+      const p = Number(pages.rows[0]!.s);
+      const t = Number(transfers.rows[0]!.s);
+      return { pages: p, transfers: t, total: p + t };
+    } finally {
+      client.release();
+    }
+  }
+
+  async instances(): Promise<SharedInstanceRow[]> {
+    return sharedInstances(this.pool);
+  }
+}
+
+export interface SharedInstanceRow {
+  id: string;
+  hostname: string;
+  pid: number;
+  state: string;
+  heartbeat: number;
+  partitions: number;
+  pages: number;
+  fetched: number;
+  requests: number;
+  transfersSent: number;
+  transfersApplied: number;
+  rowsWritten: number;
+  checkpoints: number;
+  dbMs: number;
+}
+
+/** The instances of the shared crawl in a store (none when it holds no shared crawl). */
+export async function sharedInstances(pool: pg.Pool | pg.Client): Promise<SharedInstanceRow[]> {
+  const exists = await pool.query<{ t: string | null }>("SELECT to_regclass('shared_instances')::text AS t");
+  if (exists.rows[0]!.t === null) return [];
+  const { rows } = await pool.query<Record<string, unknown>>('SELECT * FROM shared_instances ORDER BY started_at, id');
+  return rows.map((r) => ({
+    id: String(r.id),
+    hostname: String(r.hostname),
+    pid: Number(r.pid),
+    state: String(r.state),
+    heartbeat: (r.heartbeat as Date).getTime(),
+    partitions: Number(r.partitions),
+    pages: Number(r.pages),
+    fetched: Number(r.fetched),
+    requests: Number(r.requests),
+    transfersSent: Number(r.transfers_sent),
+    transfersApplied: Number(r.transfers_applied),
+    rowsWritten: Number(r.rows_written),
+    checkpoints: Number(r.checkpoints),
+    dbMs: Number(r.db_ms),
+  }));
+}
+
+/** Transfers to partitions nobody holds (let go, or their owner's lease expired) go straight to their pages. */
+async function applyUnownedTransfers(client: pg.PoolClient): Promise<void> {
+  await client.query(
+    `WITH t AS (DELETE FROM shared_transfers st USING shared_partitions sp
+                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < now()) RETURNING st.target, st.amount),
+          s AS (SELECT target, sum(amount) AS amount FROM t GROUP BY target)
+     UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target`,
+  );
+}
+
+/** The globals in crawl_state as the one-process crawler keeps them, so `wga top --db` reads them alike. */
+async function writeCrawlState(client: pg.PoolClient, settings: string, g: { all: number; clock: number; virtualReceived: number; reads: number }): Promise<void> {
+  const opic = JSON.stringify({ all: g.all, unread: 0, focused: 0, clock: g.clock, virtualReceived: g.virtualReceived, reads: g.reads });
+  await client.query(
+    `INSERT INTO crawl_state (key, value) VALUES ($1, $2), ($3, $4), ('shared', 'true')
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    [CRAWL_STATE.opic, opic, CRAWL_STATE.settings, settings],
+  );
+}
+
+interface JobRow {
+  status: string;
+  partitions: number;
+  lease_ms: number;
+  settings: string;
+  all_pool: number;
+  clock: number;
+  virtual_received: number;
+  reads: number;
+  pages: number;
+  fetch_seq: number;
+}
+
+function jobFromRow(row: JobRow): SharedJob {
+  return {
+    status: row.status === 'done' ? 'done' : 'running',
+    partitions: row.partitions,
+    leaseMs: row.lease_ms,
+    settings: row.settings,
+    all: row.all_pool,
+    clock: row.clock,
+    virtualReceived: row.virtual_received,
+    reads: Number(row.reads),
+    pages: Number(row.pages),
+    fetchSeq: Number(row.fetch_seq),
+  };
+}
+
+const SHARED_PAGE_COLUMNS = 'id, url, url_key, host, depth, part, status, fetch_error, cash, history, seen_all, last_read, reads';
+type PageRowRaw = [number, string, string, string, number | null, number, number | null, string | null, number, number, number, number, number];
+
+function sharedPageFromRow(row: PageRowRaw): SharedPageRow {
+  const [id, url, key, host, depth, part, status, error, cash, history, seenAll, lastRead, reads] = row;
+  return { id: Number(id), url, key, host, depth: depth ?? 0, part, done: status !== null || error !== null, cash, history, seenAll, lastRead, reads: Number(reads) };
+}

@@ -1,0 +1,108 @@
+/**
+ * The live PageRank during a crawl (crawl/live-rank.ts): at the end of the
+ * first pass its vector, stored as the 'live' run, is the exact PageRank of
+ * the crawled graph (loaded back from the store and solved by pagerank());
+ * it is in the checkpoints' crawl_state while the crawl runs; it survives a
+ * resume; --no-live turns it off.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { kendallTau } from '../../src/analysis/compare.js';
+import { pagerank } from '../../src/analysis/pagerank.js';
+import { Crawler } from '../../src/crawl/crawler.js';
+import { parseLiveRankState } from '../../src/crawl/live-state.js';
+import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
+import { Website } from '../../src/experiments/website.js';
+import { serveWebsite } from '../../src/experiments/website-server.js';
+import { liveTop } from '../../src/app/live-rank.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { CRAWL_STATE, type Store } from '../../src/store/store.js';
+import { maxAbsDifference, temporaryDirectory } from '../helpers.js';
+
+const dir = temporaryDirectory();
+after(() => dir.cleanup());
+let stores = 0;
+const newDbPath = (): string => join(dir.path, `live-${stores++}.db`);
+const site = new Website({ pages: 300, seed: 5 });
+
+function settingsFor(origin: string, extra: Partial<CrawlSettings> = {}): CrawlSettings {
+  return completeSettings({ seeds: [`${origin}/`], allowIp: ['127.0.0.1/32'], delayMs: 0, fences: ['/calendar/'], ...extra });
+}
+
+/** The stored 'live' run against the exact PageRank of the stored graph. */
+async function assertLiveIsExact(store: Store): Promise<void> {
+  const { graph, pageIds } = await store.loadGraph();
+  const exact = pagerank(graph, { tolerance: 1e-12 }).scores;
+  const run = await store.latestRun('live');
+  assert.ok(run !== null, 'a live run is stored');
+  assert.equal(run.pages, graph.nodeCount);
+  const live = await store.runScores(run.id, pageIds);
+  assert.ok(kendallTau(live, exact) >= 0.999, `tau ${kendallTau(live, exact)}`);
+  // The final solve's tolerance is 1e-10 in L1: every page is within it.
+  assert.ok(maxAbsDifference(live, exact) <= 1e-10, `max difference ${maxAbsDifference(live, exact)}`);
+  assert.ok(run.residual !== null && run.residual <= 1e-10, `error bound ${run.residual}`);
+}
+
+describe('live PageRank in a crawl', () => {
+  it('ends the first pass with the exact PageRank of the crawled graph, stored as a run and in crawl_state', async () => {
+    const server = await serveWebsite(site);
+    const store = SqliteStore.open(newDbPath());
+    try {
+      const report = await Crawler.run(store, settingsFor(server.origin, { liveIntervalMs: 50 }));
+      assert.equal(report.stoppedBy, 'done');
+      assert.ok(report.live !== null);
+      assert.equal(report.live.pages, report.known);
+      assert.ok(report.live.updates >= 1);
+      assert.ok(report.live.pushes > 0 && report.live.bytes > 0);
+      await assertLiveIsExact(store);
+      const state = parseLiveRankState((await store.crawlState())[CRAWL_STATE.liveRank]);
+      assert.ok(state !== null, 'the last checkpoint holds the live ranking');
+      assert.equal(state.final, true);
+      assert.equal(state.pages, report.known);
+      // The stored top is the run's top.
+      const run = (await store.latestRun('live'))!;
+      const top = await store.topPages(run.id, 10);
+      assert.deepEqual(state.top.slice(0, 10).map(([id]) => id), top.map((t) => t.page.id));
+      // The application's view: during a crawl the checkpoint's ranking, after it the run (same pages).
+      const view = await liveTop(store, { limit: 10 });
+      assert.equal(view.source, 'run');
+      assert.deepEqual(view.top.map((t) => t.url), top.map((t) => t.page.url));
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+
+  it('after --max-pages and --resume the live vector covers the links stored before', async () => {
+    const server = await serveWebsite(site);
+    const store = SqliteStore.open(newDbPath());
+    try {
+      const settings = settingsFor(server.origin, { maxPages: 40 });
+      const first = await Crawler.run(store, settings);
+      assert.equal(first.stoppedBy, 'max-pages');
+      // Unfetched pages are dangling: the vector of a stopped crawl is the PageRank of what it stored.
+      await assertLiveIsExact(store);
+      const second = await Crawler.run(store, { ...settings, maxPages: null }, { resume: true });
+      assert.equal(second.stoppedBy, 'done');
+      await assertLiveIsExact(store);
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+
+  it('--no-live: no worker, no live run; the pagerank strategy refuses it', async () => {
+    const server = await serveWebsite(site);
+    const store = SqliteStore.open(newDbPath());
+    try {
+      const report = await Crawler.run(store, settingsFor(server.origin, { live: false, maxPages: 20 }));
+      assert.equal(report.live, null);
+      assert.equal(await store.latestRun('live'), null);
+      assert.throws(() => settingsFor(server.origin, { live: false, strategy: 'pagerank' }), /--no-live/);
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * A crawl shared by several instances through one PostgreSQL store
+ * (crawl/shared-crawler.ts): on a generated site of many hosts on loopback
+ * (multi-host-site.ts), several instances store exactly the pages and links
+ * of the site (which one instance stores too), no page is fetched twice (the
+ * server's request log), the total cash is 1 after every checkpoint of
+ * every instance (asserted while they run), a kill -9 of an instance loses
+ * nothing, a late joiner gets work, and an instance started on a finished
+ * crawl leaves at once.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { joinSharedCrawl, startSharedCrawl } from '../../src/app/shared-crawl.js';
+import { completeSettings, type CrawlSettings } from '../../src/crawl/settings.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { SharedCrawlDb } from '../../src/store/shared-crawl-db.js';
+import { cliPath } from '../helpers.js';
+import { type TestServer, startTestServer } from '../store/postgres-server.js';
+import { runCli } from './crawl-fixtures.js';
+import { type MultiHostSite, serveMultiHostSite } from './multi-host-site.js';
+
+const required = process.env.WGA_REQUIRE_POSTGRES === '1';
+const server = await startTestServer();
+
+function siteSettings(site: MultiHostSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
+  return completeSettings({
+    seeds: [site.url(0)],
+    hosts: 'any',
+    filters: [`^http://h\\d+\\.test:${site.port}/`],
+    resolve: site.resolve,
+    allowIp: ['127.0.0.1/32'],
+    delayMs: 0,
+    perHost: 2,
+    concurrency: 8,
+    checkpointMs: 100,
+    retries: 0,
+    ...extra,
+  });
+}
+
+/** The stored pages (URL and status) and anchor links (source and target URLs). */
+async function stored(url: string): Promise<{ pages: Map<string, number | null>; links: Set<string>; fetchSeqs: number[] }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const pages = await client.query<{ url: string; status: number | null; fetch_seq: string | null }>('SELECT url, status, fetch_seq FROM pages');
+    const links = await client.query<{ s: string; t: string }>('SELECT ps.url AS s, pt.url AS t FROM links l JOIN pages ps ON ps.id = l.source JOIN pages pt ON pt.id = l.target');
+    return {
+      pages: new Map(pages.rows.map((r) => [r.url, r.status])),
+      links: new Set(links.rows.map((r) => `${r.s} ${r.t}`)),
+      fetchSeqs: pages.rows.filter((r) => r.fetch_seq !== null).map((r) => Number(r.fetch_seq)).sort((a, b) => a - b),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+async function totalCash(url: string): Promise<number> {
+  const db = await SharedCrawlDb.open(url, 'test');
+  try {
+    return (await db.totalCash()).total;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Asserts what every finished crawl of the site must hold: every page fetched once with 200, every link, fetch order 1..n. */
+async function assertWholeSite(url: string, site: MultiHostSite): Promise<void> {
+  const { pages, links, fetchSeqs } = await stored(url);
+  assert.equal(pages.size, site.pages);
+  for (let n = 0; n < site.pages; n++) assert.equal(pages.get(site.url(n)), 200, site.url(n));
+  assert.deepEqual(links, site.links());
+  assert.deepEqual(fetchSeqs, Array.from({ length: site.pages }, (_, i) => i + 1));
+  assert.ok(Math.abs((await totalCash(url)) - 1) < 1e-9);
+}
+
+/** Page requests (robots.txt aside) asked more than once. */
+function repeated(site: MultiHostSite): string[] {
+  return [...site.requests].filter(([key, n]) => n > 1 && !key.endsWith('/robots.txt')).map(([key]) => key);
+}
+
+/** A `wga crawl --join` process; `done` resolves with its exit code and output. */
+function joinProcess(url: string): { pid: number; kill: () => void; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [cliPath, 'crawl', '--join', '--db', url, '-q', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return { pid: child.pid!, kill: () => child.kill('SIGKILL'), done };
+}
+
+/** Polls `condition` every 50 ms, at most `limitMs`. */
+async function until(condition: () => Promise<boolean>, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`waited ${limitMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function queryOne(url: string, sql: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(sql);
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+if (typeof server === 'string') {
+  if (required) it('starts a PostgreSQL server', () => assert.fail(`PostgreSQL is required (WGA_REQUIRE_POSTGRES=1): ${server}`));
+  else it('shared crawl', (t) => t.skip(server));
+} else {
+  const running: TestServer = server;
+  after(() => running.stop());
+
+  describe('shared crawl on PostgreSQL', () => {
+    it('3 instances store the pages and links 1 instance stores, fetch each page once, and keep the total cash 1 at every checkpoint', async () => {
+      const site = await serveMultiHostSite({ pages: 600, hosts: 24 });
+      try {
+        const one = await running.createDatabase();
+        await startSharedCrawl(one, siteSettings(site), { partitions: 16, leaseMs: 3000 });
+        const alone = await joinSharedCrawl(one);
+        assert.equal(alone.stoppedBy, 'done');
+        assert.equal(alone.run, 1);
+        await assertWholeSite(one, site);
+        const single = await stored(one);
+        assert.deepEqual(repeated(site), []);
+
+        site.requests.clear();
+        const three = await running.createDatabase();
+        await startSharedCrawl(three, siteSettings(site), { partitions: 16, leaseMs: 3000 });
+        const cashes: number[] = [];
+        const check = async (): Promise<void> => {
+          cashes.push(await totalCash(three));
+        };
+        const reports = await Promise.all([0, 1, 2].map(() => joinSharedCrawl(three, { onCheckpoint: check })));
+        for (const r of reports) assert.equal(r.stoppedBy, 'done');
+        assert.equal(reports.filter((r) => r.run !== null).length, 1);
+        await assertWholeSite(three, site);
+        const shared = await stored(three);
+        assert.deepEqual(new Set(shared.pages.keys()), new Set(single.pages.keys()));
+        assert.deepEqual(shared.links, single.links);
+        assert.deepEqual(repeated(site), []);
+        // Every instance did part of the work, and paid pages of others' partitions by transfers.
+        for (const r of reports) assert.ok(r.pages > 0, `${r.instance} recorded no page`);
+        assert.ok(reports.reduce((s, r) => s + r.transfersSent, 0) > 0);
+        assert.ok(cashes.length > 10);
+        for (const cash of cashes) assert.ok(Math.abs(cash - 1) < 1e-9, `total cash ${cash}`);
+        // Exactly one OPIC run saved, scoring every page, summing to about 1 (the estimates are (H + C) / (G + 1)).
+        const store = await PostgresStore.open(three);
+        try {
+          const runs = await store.runs();
+          assert.equal(runs.length, 1);
+          assert.equal(runs[0]!.pages, site.pages);
+          const top = await store.topPages(runs[0]!.id, site.pages);
+          const sum = top.reduce((s, t) => s + t.value, 0);
+          assert.ok(Math.abs(sum - 1) < 1e-6, `estimates sum to ${sum}`);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('after a kill -9 of one instance mid-crawl the others finish it: nothing lost, no page fetched more than twice', async () => {
+      const site = await serveMultiHostSite({ pages: 600, hosts: 24, delayMs: 100 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 4000 });
+        const instances = [joinProcess(url), joinProcess(url), joinProcess(url)];
+        const victim = instances[0]!;
+        // Kill it once it holds partitions and the crawl is well under way.
+        await until(
+          async () =>
+            (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 100 &&
+            (await queryOne(url, `SELECT count(*) AS n FROM shared_partitions p JOIN shared_instances i ON i.id = p.owner WHERE i.pid = ${victim.pid}`)) > 0 &&
+            (await queryOne(url, `SELECT count(*) AS n FROM shared_instances WHERE pid = ${victim.pid} AND pages > 0`)) > 0,
+          60_000,
+          'the crawl to get under way',
+        );
+        victim.kill();
+        const killed = await victim.done;
+        assert.equal(killed.signal, 'SIGKILL');
+        const cashAfterKill = await totalCash(url);
+        assert.ok(Math.abs(cashAfterKill - 1) < 1e-9, `total cash after the kill: ${cashAfterKill}`);
+        for (const other of instances.slice(1)) {
+          const result = await other.done;
+          assert.equal(result.code, 0, result.stderr);
+          assert.equal((JSON.parse(result.stdout) as { stoppedBy: string }).stoppedBy, 'done');
+        }
+        await assertWholeSite(url, site);
+        const counts = [...site.requests].filter(([key]) => !key.endsWith('/robots.txt')).map(([, n]) => n);
+        assert.equal(counts.length, site.pages);
+        assert.ok(Math.max(...counts) <= 2, 'a page fetched three times');
+        // Only what the killed instance fetched since its last checkpoint is fetched again.
+        const again = counts.filter((n) => n === 2).length;
+        assert.ok(again <= 4 * 10, `${again} pages fetched twice`);
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('a late joiner gets work from the instance that has it all', async () => {
+      const site = await serveMultiHostSite({ pages: 400, hosts: 16, delayMs: 40 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 2000 });
+        const first = joinProcess(url);
+        await until(async () => (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 40, 60_000, 'the first instance to get going');
+        assert.equal(await queryOne(url, 'SELECT count(*) AS n FROM shared_partitions WHERE owner IS NOT NULL'), 16);
+        const late = joinProcess(url);
+        const [a, b] = [await first.done, await late.done];
+        assert.equal(a.code, 0, a.stderr);
+        assert.equal(b.code, 0, b.stderr);
+        const lateReport = JSON.parse(b.stdout) as { pages: number; stoppedBy: string };
+        assert.equal(lateReport.stoppedBy, 'done');
+        assert.ok(lateReport.pages > 0, 'the late joiner recorded no page');
+        await assertWholeSite(url, site);
+        assert.deepEqual(repeated(site), []);
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('an instance started on a finished crawl leaves at once saying so', async () => {
+      const site = await serveMultiHostSite({ pages: 30, hosts: 3 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site), { partitions: 4, leaseMs: 3000 });
+        await joinSharedCrawl(url);
+        const requestsBefore = [...site.requests.values()].reduce((a, b) => a + b, 0);
+        const result = await runCli(['crawl', '--join', '--db', url]);
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /is finished \(30 pages, 30 fetches\); nothing to do/);
+        assert.equal([...site.requests.values()].reduce((a, b) => a + b, 0), requestsBefore);
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('refuses a SQLite store for several processes, naming PostgreSQL', async () => {
+      const result = await runCli(['crawl', 'http://example.test/', '--instances', '3', '--db', '/tmp/wga-shared-refused.sqlite']);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /--instances: several crawler processes need a PostgreSQL store/);
+    });
+  });
+}
+
