@@ -10,7 +10,7 @@ import { CRAWL_STRATEGIES } from '../crawl/frontier.js';
 import { HOST_SCOPES } from '../crawl/scope.js';
 import { type CrawlSettings, compileSettings, completeSettings } from '../crawl/settings.js';
 import { OptionError } from '../errors.js';
-import { CRAWL_STATE, type CrawlLock, type Store, parseOpicState } from '../store/store.js';
+import { CRAWL_STATE, type CrawlLock, type Store, type StoreCounts, parseOpicState } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
 import { choiceOption, integerOption, numberOption } from './values.js';
 
@@ -202,8 +202,9 @@ export interface StoredCrawlStatus {
   settings: Record<string, unknown> | null;
 }
 
-export async function storedCrawlStatus(store: Store, k = 10, now = Date.now()): Promise<StoredCrawlStatus> {
-  const [state, counts, top] = await Promise.all([store.crawlState(), store.counts(), store.liveOpicTop(k)]);
+/** The crawl status of a store; `counts` may answer the store's counts from a cache (they are costly on big stores). */
+export async function storedCrawlStatus(store: Store, k = 10, now = Date.now(), counts: () => Promise<StoreCounts> = () => store.counts()): Promise<StoredCrawlStatus> {
+  const [state, storeCounts, top] = await Promise.all([store.crawlState(), counts(), store.liveOpicTop(k)]);
   const lock = state[CRAWL_STATE.lock] === undefined ? null : (JSON.parse(state[CRAWL_STATE.lock]!) as CrawlLock);
   const progress = state[CRAWL_STATE.progress] === undefined ? null : (JSON.parse(state[CRAWL_STATE.progress]!) as { fetches: number; updatedAt: number });
   const opic = parseOpicState(state[CRAWL_STATE.opic]);
@@ -212,7 +213,7 @@ export async function storedCrawlStatus(store: Store, k = 10, now = Date.now()):
     lock,
     fetches: progress?.fetches ?? 0,
     updatedAt: progress?.updatedAt ?? null,
-    counts,
+    counts: storeCounts,
     opic: opic === null ? null : { time: opic.clock, errorFactor: opic.clock > 0 ? 1 / opic.clock : null },
     top: (top ?? []).map((t) => ({ url: t.page.url, importance: t.value })),
     settings: state[CRAWL_STATE.settings] === undefined ? null : (JSON.parse(state[CRAWL_STATE.settings]!) as Record<string, unknown>),

@@ -1,8 +1,8 @@
 /** The graph's structure: strongly connected components with the bow-tie, levels from roots, degree distributions. */
-import { type BowTiePartName, bowTie } from '../analysis/bowtie.js';
+import { type BowTiePartName, type BowTieResult, bowTie } from '../analysis/bowtie.js';
 import { type DegreeSummary, degreeSummary, inDegrees, outDegrees } from '../analysis/degrees.js';
-import { levels as levelsFrom } from '../analysis/levels.js';
-import { componentSizeDistribution, stronglyConnectedComponents } from '../analysis/scc.js';
+import { type LevelsResult, levels as levelsFrom } from '../analysis/levels.js';
+import { type SccResult, componentSizeDistribution, stronglyConnectedComponents } from '../analysis/scc.js';
 import { topK } from '../analysis/top.js';
 import { writeScores } from '../formats/scores.js';
 import type { Graph } from '../graph/graph.js';
@@ -34,14 +34,33 @@ export interface SccRequest {
   save?: boolean;
 }
 
-/** `scc`: strongly connected components, the giant one, a root page's one and the bow-tie. */
-export async function scc(source: GraphSource, request: SccRequest): Promise<SccJson> {
-  const { graph } = source;
-  const root = request.root === undefined ? -1 : pageId(graph, request.root, '--root');
+/** The components and the bow-tie of a graph, computed once for any number of root pages. */
+export interface SccAnalysis {
+  components: SccResult;
+  parts: BowTieResult;
+  /** Component sizes, largest first, and [size, components of that size]. */
+  sortedSizes: number[];
+  sizeDistribution: Array<[number, number]>;
+  /** Seconds it took. */
+  solve: number;
+}
+
+export function sccAnalysis(graph: Graph): SccAnalysis {
   const started = performance.now();
   const components = stronglyConnectedComponents(graph);
   const parts = bowTie(graph, components);
-  const solve = (performance.now() - started) / 1000;
+  const sortedSizes = Array.from(components.sizes).sort((a, b) => b - a);
+  return { components, parts, sortedSizes, sizeDistribution: componentSizeDistribution(components), solve: (performance.now() - started) / 1000 };
+}
+
+/**
+ * `scc`: strongly connected components, the giant one, a root page's one and the bow-tie
+ * (`analysis`: the graph's, when already computed).
+ */
+export async function scc(source: GraphSource, request: SccRequest, analysis?: SccAnalysis): Promise<SccJson> {
+  const { graph } = source;
+  const root = request.root === undefined ? -1 : pageId(graph, request.root, '--root');
+  const { components, parts, sortedSizes, sizeDistribution, solve } = analysis ?? sccAnalysis(graph);
   if (request.save === true) {
     await saveRun(
       source,
@@ -69,10 +88,8 @@ export async function scc(source: GraphSource, request: SccRequest): Promise<Scc
             size: components.sizes[components.component[root]!]!,
             inLargest: components.component[root] === components.largestId,
           },
-    largestSizes: Array.from(components.sizes)
-      .sort((a, b) => b - a)
-      .slice(0, request.top),
-    sizeDistribution: componentSizeDistribution(components),
+    largestSizes: sortedSizes.slice(0, request.top),
+    sizeDistribution,
     bowTie: parts.sizes,
     timings: { load: source.seconds, solve },
   };
@@ -102,14 +119,28 @@ export interface LevelsRequest {
   page?: string | undefined;
 }
 
-/** `levels`: clicks from the nearest root to every page (breadth-first search). */
-export async function levels(source: GraphSource, request: LevelsRequest): Promise<LevelsJson> {
+/** Levels from a set of roots, computed once for any number of pages asked about. */
+export interface LevelsAnalysis {
+  result: LevelsResult;
+  solve: number;
+}
+
+export function levelsAnalysis(graph: Graph, request: Pick<LevelsRequest, 'roots' | 'maxLevel'>): LevelsAnalysis {
+  const roots = request.roots.map((label) => pageId(graph, label, '--root'));
+  const started = performance.now();
+  const result = levelsFrom(graph, roots, { maxLevel: request.maxLevel });
+  return { result, solve: (performance.now() - started) / 1000 };
+}
+
+/**
+ * `levels`: clicks from the nearest root to every page (breadth-first search); `analysis`: the
+ * levels from these roots, when already computed.
+ */
+export async function levels(source: GraphSource, request: LevelsRequest, analysis?: LevelsAnalysis): Promise<LevelsJson> {
   const { graph } = source;
   const roots = request.roots.map((label) => pageId(graph, label, '--root'));
   const page = request.page === undefined ? -1 : pageId(graph, request.page, '--page');
-  const started = performance.now();
-  const result = levelsFrom(graph, roots, { maxLevel: request.maxLevel });
-  const solve = (performance.now() - started) / 1000;
+  const { result, solve } = analysis ?? levelsAnalysis(graph, request);
   if (request.save === true) {
     await saveRun(
       source,

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, runCrawl, storedCrawlStatus } from '../app/crawl.js';
 import type { CrawlProgress } from '../crawl/crawler.js';
 import { openStore } from '../store/open.js';
-import type { CrawlLock, Store } from '../store/store.js';
+import type { CrawlLock, Store, StoreCounts } from '../store/store.js';
 import { HttpError, type ErrorBody } from './http-errors.js';
 
 export const CRAWL_TICK_MS = 1000;
@@ -70,7 +70,7 @@ export class CrawlWatch {
   constructor(
     private readonly store: Store,
     private readonly db: string,
-    private readonly hooks: { changed: () => void; describeError: (error: unknown) => ErrorBody['error'] },
+    private readonly hooks: { changed: () => void; describeError: (error: unknown) => ErrorBody['error']; counts: () => Promise<StoreCounts> },
   ) {
     this.events.setMaxListeners(0);
   }
@@ -134,7 +134,7 @@ export class CrawlWatch {
   /** The current status (reads the store). */
   async status(): Promise<CrawlStatusJson> {
     const now = Date.now();
-    const stored = await storedCrawlStatus(this.store, 10, now);
+    const stored = await storedCrawlStatus(this.store, 10, now, this.hooks.counts);
     const own = this.own;
     if (own === null) {
       this.readings.push({ at: stored.updatedAt ?? now, fetches: stored.fetches });

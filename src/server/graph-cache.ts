@@ -7,7 +7,7 @@
  */
 import type { GraphSource } from '../app/graph-source.js';
 import { storeGraphSource } from '../app/graph-source.js';
-import { CRAWL_STATE, type Store } from '../store/store.js';
+import { CRAWL_STATE, type Store, type StoreCounts } from '../store/store.js';
 
 const RELOAD_MS = 5000;
 /** The stamp is read from the store at most this often. */
@@ -25,6 +25,8 @@ export class GraphCache {
   private loaded: Loaded | null = null;
   private loading: Promise<Loaded> | null = null;
   private stampRead: { at: number; value: Promise<string> } | null = null;
+  private countsGeneration = 0;
+  private countsRead: { key: string; value: Promise<StoreCounts> } | null = null;
 
   constructor(private readonly store: Store) {}
 
@@ -32,6 +34,27 @@ export class GraphCache {
   invalidate(): void {
     this.generation++;
     this.stampRead = null;
+  }
+
+  /** This server added or deleted a run: the counts are read again. */
+  invalidateCounts(): void {
+    this.countsGeneration++;
+  }
+
+  /**
+   * The store's counts (pages, links, fetched, ..., runs), read again when the store changed:
+   * counting 3 million links takes the better part of a second, too long for every status tick.
+   */
+  async counts(): Promise<StoreCounts> {
+    const key = `${await this.stamp()}|${this.countsGeneration}`;
+    if (this.countsRead === null || this.countsRead.key !== key) {
+      const read = { key, value: this.store.counts() };
+      this.countsRead = read;
+      read.value.catch(() => {
+        if (this.countsRead === read) this.countsRead = null;
+      });
+    }
+    return this.countsRead.value;
   }
 
   /** True when a graph is loaded (analyses answer fast). */
@@ -78,16 +101,26 @@ export class GraphCache {
     return this.loading;
   }
 
-  /** The answer of `compute` for this graph, computed once per graph and key. */
-  async memo<T>(key: string, compute: (source: GraphSource) => Promise<T> | T): Promise<T> {
-    const loaded = await this.current();
-    let answer = loaded.memo.get(key) as Promise<T> | undefined;
-    if (answer === undefined) {
-      answer = Promise.resolve().then(() => compute(loaded.source));
-      loaded.memo.set(key, answer);
-      // A failed computation (a bad parameter) is not kept.
-      answer.catch(() => loaded.memo.delete(key));
-    }
-    return answer;
+  /**
+   * The answer of `compute` for this graph, computed once per graph and key; `compute` gets the
+   * same memo for the same graph (for parts shared between answers, e.g. the components of any root).
+   */
+  async memo<T>(key: string, compute: (source: GraphSource, memo: <U>(key: string, part: (source: GraphSource) => Promise<U> | U) => Promise<U>) => Promise<T> | T): Promise<T> {
+    return memoIn(await this.current(), key, compute);
   }
+}
+
+function memoIn<T>(
+  loaded: Loaded,
+  key: string,
+  compute: (source: GraphSource, memo: <U>(key: string, part: (source: GraphSource) => Promise<U> | U) => Promise<U>) => Promise<T> | T,
+): Promise<T> {
+  let answer = loaded.memo.get(key) as Promise<T> | undefined;
+  if (answer === undefined) {
+    answer = Promise.resolve().then(() => compute(loaded.source, (k, part) => memoIn(loaded, k, (source) => part(source))));
+    loaded.memo.set(key, answer);
+    // A failed computation (a bad parameter) is not kept.
+    answer.catch(() => loaded.memo.delete(key));
+  }
+  return answer;
 }

@@ -18,7 +18,7 @@ import { crawlTree, directoryTree, neighbourhood, type StoreGraph } from '../app
 import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
-import { degrees, levels, scc } from '../app/structure.js';
+import { degrees, levels, levelsAnalysis, scc, sccAnalysis } from '../app/structure.js';
 import { choiceOption, integerOption } from '../app/values.js';
 import { OptionError } from '../errors.js';
 import type { Store } from '../store/store.js';
@@ -224,7 +224,7 @@ export function buildRoutes(server: ServerContext): Hono {
 
   // ---- cheap calls (no graph) ----
   app.get('/api/info', async (c) => {
-    const [counts, crawl] = await Promise.all([server.store.counts(), server.crawl.status()]);
+    const [counts, crawl] = await Promise.all([server.cache.counts(), server.crawl.status()]);
     return c.json({
       store: server.store.location,
       kind: server.store.kind,
@@ -259,7 +259,11 @@ export function buildRoutes(server: ServerContext): Hono {
     await getRun(server.store, id);
     return c.json(await topPages(server.store, { method: '', run: id, k }));
   });
-  app.delete('/api/runs/:id', async (c) => c.json(await deleteRun(server.store, runId(c))));
+  app.delete('/api/runs/:id', async (c) => {
+    const result = await deleteRun(server.store, runId(c));
+    server.cache.invalidateCounts();
+    return c.json(result);
+  });
   app.get('/api/runs/:id/scores', async (c) => {
     const id = runId(c);
     const text = await runScoresTsv(server.store, id);
@@ -282,15 +286,22 @@ export function buildRoutes(server: ServerContext): Hono {
   app.get('/api/scc', async (c) => {
     const root = query(c, 'root');
     const top = integer(c, 'top', 10, 0, 10_000);
-    return c.json(await server.cache.memo(`scc\n${root ?? ''}\n${top}`, (source) => scc(source, { root, top })));
+    // The components are computed once per graph; each root only looks its component up.
+    return c.json(
+      await server.cache.memo(`scc\n${root ?? ''}\n${top}`, async (source, memo) => scc(source, { root, top }, await memo('scc', (s) => sccAnalysis(s.graph)))),
+    );
   });
   app.get('/api/levels', async (c) => {
     const roots = c.req.queries('root')?.filter((r) => r !== '') ?? [];
     if (roots.length === 0) throw new HttpError(400, 'bad-request', 'root: missing (one or more root pages)', 'root');
     const maxLevel = integerOption('maxLevel', query(c, 'maxLevel'), Infinity, 0);
     const page = query(c, 'page');
+    // The levels from these roots are computed once per graph; each page only looks its level up.
+    const key = `levels\n${roots.join('\n')}\n${maxLevel}`;
     return c.json(
-      await server.cache.memo(`levels\n${roots.join('\n')}\n${maxLevel}\n${page ?? ''}`, (source) => levels(source, { roots, maxLevel, page })),
+      await server.cache.memo(`${key}\n${page ?? ''}`, async (source, memo) =>
+        levels(source, { roots, maxLevel, page }, await memo(key, (s) => levelsAnalysis(s.graph, { roots, maxLevel }))),
+      ),
     );
   });
   app.get('/api/degrees', async (c) => {
@@ -331,7 +342,8 @@ export function buildRoutes(server: ServerContext): Hono {
     const job = server.jobs.start(
       'rank',
       body,
-      (control) => rankOnWorker(server.db, options, { progress: (m) => control.progress(m.event), signal: control.signal }),
+      (control) =>
+        rankOnWorker(server.db, options, { progress: (m) => control.progress(m.event), signal: control.signal }).finally(() => server.cache.invalidateCounts()),
       describeError,
     );
     return c.json({ job: job.json }, 202);

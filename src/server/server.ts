@@ -16,6 +16,8 @@ import { type ServerContext, buildRoutes } from './routes.js';
 import { allowedHosts, generateToken, isLoopback, validToken } from './security.js';
 import { DEFAULT_WEB_ROOT, StaticFiles } from './static-files.js';
 import { OptionError } from '../errors.js';
+import { stats } from '../app/stats.js';
+import { sccAnalysis } from '../app/structure.js';
 
 export interface ServeOptions {
   /** The store: a SQLite file or a postgres:// URL. */
@@ -72,6 +74,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     crawl: new CrawlWatch(store, options.db, {
       changed: () => cache.invalidate(),
       describeError: (error) => toErrorResponse(error, log).body.error,
+      counts: () => cache.counts(),
     }),
     files: new StaticFiles(options.webRoot ?? DEFAULT_WEB_ROOT, token),
     log,
@@ -97,7 +100,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const port = (server.address() as AddressInfo).port;
   for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
   if (options.warm !== false) {
-    cache.source().catch((error: unknown) => log(`wga serve: could not load the graph: ${(error as Error).message}`));
+    // Load the graph and answer what the first views ask (stats, the components) before anyone asks.
+    cache
+      .counts()
+      .then(() => cache.memo('stats', (source) => stats(source)))
+      .then(() => cache.memo('scc', (source) => sccAnalysis(source.graph)))
+      // The URL -> page index is built on the first look-up of a URL.
+      .then(() => cache.memo('labels', (source) => source.graph.labels.id('')))
+      .catch((error: unknown) => log(`wga serve: could not load the graph: ${(error as Error).message}`));
   }
   const shown = host.includes(':') ? `[${host}]` : host;
   return {

@@ -40,6 +40,7 @@ import {
   type FetchRecord,
   type ImportReport,
   type LinkKind,
+  type LinkPaging,
   type LinkRecord,
   type NewLink,
   type NewRun,
@@ -371,10 +372,9 @@ export class PostgresStore implements Store {
 
   async pageByUrl(url: string): Promise<PageRecord | null> {
     const key = keyOfLabel(url).key;
-    const { rows } = await this.pool.query<PageRow>(
-      `SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = $1 OR url = $2 ORDER BY (url_key = $1) DESC LIMIT 1`,
-      [key, url],
-    );
+    // By its key first (the unique index); by the URL as given only when no key matches (a scan).
+    let { rows } = await this.pool.query<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = $1`, [key]);
+    if (rows.length === 0) ({ rows } = await this.pool.query<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url = $1 LIMIT 1`, [url]));
     return rows.length === 0 ? null : pageFromRow(rows[0]!);
   }
 
@@ -434,14 +434,19 @@ export class PostgresStore implements Store {
     return rows.map(pageFromRow);
   }
 
-  async links(page: number, direction: 'in' | 'out'): Promise<LinkRecord[]> {
+  async links(page: number, direction: 'in' | 'out', paging: LinkPaging = {}): Promise<LinkRecord[]> {
     const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
     const { rows } = await this.pool.query<LinkRow>(
       `SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other}
-       WHERE l.${self} = $1 ORDER BY p.url COLLATE "C", l.kind`,
-      [page],
+       WHERE l.${self} = $1 ORDER BY p.url COLLATE "C", l.kind LIMIT $2 OFFSET $3`,
+      [page, paging.limit ?? null, paging.offset ?? 0],
     );
     return rows.map(linkFromRow);
+  }
+
+  async linkCount(page: number, direction: 'in' | 'out'): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM links WHERE ${direction === 'out' ? 'source' : 'target'} = $1`, [page]);
+    return Number(rows[0]!.n);
   }
 
   async degrees(page: number): Promise<{ inDegree: number; outDegree: number }> {

@@ -36,6 +36,7 @@ import {
   type FetchRecord,
   type ImportReport,
   type LinkKind,
+  type LinkPaging,
   type LinkRecord,
   type NewLink,
   type NewRun,
@@ -268,9 +269,9 @@ export class SqliteStore implements Store {
   }
 
   async pageByUrl(url: string): Promise<PageRecord | null> {
-    const row = this.db
-      .prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = ? OR url = ? ORDER BY url_key = ? DESC LIMIT 1`)
-      .get(keyOfLabel(url).key, url, keyOfLabel(url).key) as PageRow | undefined;
+    // By its key first (the unique index); by the URL as given only when no key matches (a scan).
+    const row = (this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = ?`).get(keyOfLabel(url).key) ??
+      this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url = ? LIMIT 1`).get(url)) as PageRow | undefined;
     return row === undefined ? null : pageFromRow(row);
   }
 
@@ -301,12 +302,18 @@ export class SqliteStore implements Store {
     return (this.db.prepare(sql).all(...parameters) as PageRow[]).map(pageFromRow);
   }
 
-  async links(page: number, direction: 'in' | 'out'): Promise<LinkRecord[]> {
+  async links(page: number, direction: 'in' | 'out', paging: LinkPaging = {}): Promise<LinkRecord[]> {
     const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
     const rows = this.db
-      .prepare(`SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other} WHERE l.${self} = ? ORDER BY p.url, l.kind`)
-      .all(page) as LinkRow[];
+      .prepare(
+        `SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other} WHERE l.${self} = ? ORDER BY p.url, l.kind LIMIT ? OFFSET ?`,
+      )
+      .all(page, paging.limit ?? -1, paging.offset ?? 0) as LinkRow[];
     return rows.map(linkFromRow);
+  }
+
+  async linkCount(page: number, direction: 'in' | 'out'): Promise<number> {
+    return this.db.prepare(`SELECT count(*) FROM links WHERE ${direction === 'out' ? 'source' : 'target'} = ?`).pluck().get(page) as number;
   }
 
   async degrees(page: number): Promise<{ inDegree: number; outDegree: number }> {

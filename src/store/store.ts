@@ -142,6 +142,12 @@ export interface ImportReport {
   seconds: number;
 }
 
+/** A slice of a page's links: `limit` of them (all when absent) from the `offset`th. */
+export interface LinkPaging {
+  offset?: number;
+  limit?: number;
+}
+
 export interface SearchOptions {
   mode?: 'substring' | 'prefix';
   limit?: number;
@@ -182,7 +188,10 @@ export interface Store {
   searchPages(text: string, options?: SearchOptions): Promise<PageRecord[]>;
   /** Pages linking to (direction 'in') or linked from ('out') pages whose URL contains `text`. */
   searchByNeighbour(text: string, direction: 'in' | 'out', options?: SearchOptions): Promise<PageRecord[]>;
-  links(page: number, direction: 'in' | 'out'): Promise<LinkRecord[]>;
+  /** A page's links in or out (ordered by the other page's URL, then kind); `paging` takes a slice of them. */
+  links(page: number, direction: 'in' | 'out', paging?: LinkPaging): Promise<LinkRecord[]>;
+  /** How many links `links` lists (without paging). */
+  linkCount(page: number, direction: 'in' | 'out'): Promise<number>;
   degrees(page: number): Promise<{ inDegree: number; outDegree: number }>;
 
   /** Stores a run and its scores (scores[v] for store page pageIds[v]); returns the run id. */

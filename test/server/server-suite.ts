@@ -1,0 +1,438 @@
+/**
+ * The HTTP API against the CLI on one store: every endpoint's JSON equals what `wga ... --json`
+ * prints for the same store (run as a child process); bad parameters get 4xx JSON errors; changes
+ * need the token; the Host header is checked; rank jobs report their convergence; a crawl is
+ * watched live by two clients alike, also when another process runs it. Run on SQLite and
+ * PostgreSQL (sqlite.test.ts, postgres.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Website } from '../../src/experiments/website.js';
+import { serveWebsite } from '../../src/experiments/website-server.js';
+import { type RunningServer, startServer } from '../../src/server/server.js';
+import { runCli } from '../crawl/crawl-fixtures.js';
+import { sharedData } from '../helpers.js';
+import { openSse } from './sse-client.js';
+
+const edges = sharedData('hollins', 'hollins.edges.txt');
+const urls = sharedData('hollins', 'hollins.urls.txt');
+const HOME = 'http://www.hollins.edu/';
+/** The test site's spider trap (/calendar/N links to N+1 forever), fenced off as the crawl tests do. */
+const TRAP = '/calendar/';
+
+type Json = Record<string, unknown>;
+
+async function cli(args: string[]): Promise<Json> {
+  if (!args.includes('--json')) args = [...args, '--json'];
+  const result = await runCli(args, { timeoutMs: 120_000 });
+  assert.equal(result.code, 0, `wga ${args.join(' ')} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Json;
+}
+
+/** The document without its timings (they differ between two computations). */
+function untimed(document: Json): Json {
+  const { timings: _timings, ...rest } = document;
+  return rest;
+}
+
+/** A raw request (fetch does not let a test set the Host header). */
+function rawGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function assertJsonError(status: number, body: Json, expectedStatus: number, parameter?: string): void {
+  assert.equal(status, expectedStatus, JSON.stringify(body));
+  const error = body['error'] as { code: string; message: string; parameter?: string };
+  assert.equal(typeof error.code, 'string');
+  assert.equal(typeof error.message, 'string');
+  assert.doesNotMatch(error.message, /\n\s+at /, 'no stack trace');
+  if (parameter !== undefined) assert.equal(error.parameter, parameter, error.message);
+}
+
+export function serverSuite(name: string, newDb: () => Promise<string>): void {
+  describe(`wga serve on ${name}: the API equals the CLI`, () => {
+    let db = '';
+    let server: RunningServer;
+    let base = '';
+    const logged: string[] = [];
+
+    const get = async (path: string): Promise<{ status: number; body: Json }> => {
+      const response = await fetch(base + path);
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    const send = async (method: string, path: string, body?: unknown, token: string | null = server.token): Promise<{ status: number; body: Json }> => {
+      const response = await fetch(base + path, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...(token === null ? {} : { 'X-WGA-Token': token }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    /** Starts a job and waits for its end over SSE; returns the end event's job and the progress events. */
+    const runJob = async (path: string, body: unknown): Promise<{ job: Json; progress: Json[] }> => {
+      const started = await send('POST', path, body);
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const id = (started.body['job'] as Json)['id'] as string;
+      const stream = await openSse(`${base}api/jobs/${id}/events`);
+      try {
+        assert.match(stream.contentType, /^text\/event-stream/);
+        const end = await stream.until((e) => e.event === 'end', 120_000);
+        return { job: JSON.parse(end.data) as Json, progress: stream.events.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data) as Json) };
+      } finally {
+        stream.close();
+      }
+    };
+
+    before(async () => {
+      db = await newDb();
+      await cli(['import', edges, '--labels', urls, '--db', db, '--json', '-q']);
+      await cli(['rank', '--db', db, '--save', '--json', '-q']);
+      await cli(['rank', '--db', db, '--method', 'montecarlo', '--walks', '5', '--save', '--json', '-q']);
+      server = await startServer({ db, log: (text) => logged.push(text) });
+      base = server.url;
+    });
+    after(async () => {
+      await server?.close();
+      assert.deepEqual(logged, [], 'no internal errors logged');
+    });
+
+    it('answers stats as `wga stats --json`', async () => {
+      const { status, body } = await get('api/stats');
+      assert.equal(status, 200);
+      assert.deepEqual(untimed(body), untimed(await cli(['stats', '--db', db])));
+      assert.equal(body['nodes'], 6012);
+    });
+
+    it('answers a page as `wga page --json`, its links paged', async () => {
+      const expected = await cli(['page', HOME, '--db', db]);
+      const all = await get(`api/page?url=${encodeURIComponent(HOME)}&limit=100000`);
+      assert.equal(all.status, 200);
+      assert.deepEqual({ ...all.body, links: { ...(all.body['links'] as Json), limit: null } }, expected);
+      assert.equal((expected['inLinks'] as string[]).length, 829);
+      const paged = await get(`api/page?url=${encodeURIComponent(HOME)}&offset=10&limit=5`);
+      assert.deepEqual(paged.body['inLinks'], (expected['inLinks'] as string[]).slice(10, 15));
+      assert.deepEqual(paged.body['links'], { offset: 10, limit: 5, inTotal: 829, outTotal: 25 });
+    });
+
+    it('searches as `wga search --json`, by URL and by neighbour', async () => {
+      const cases: Array<[string, string[]]> = [
+        ['q=admiss&limit=7', ['search', 'admiss', '--limit', '7']],
+        ['q=http%3A%2F%2Fwww.hollins.edu%2Fa&mode=prefix', ['search', 'http://www.hollins.edu/a', '--prefix']],
+        ['q=about_tour&mode=linksTo&limit=20', ['search', 'about_tour', '--links-to', '--limit', '20']],
+        ['q=about_tour&mode=linkedFrom', ['search', 'about_tour', '--linked-from']],
+        ['q=http%3A%2F%2Fwww.hollins.edu%2Fab&mode=linksTo&prefix=1', ['search', 'http://www.hollins.edu/ab', '--links-to', '--prefix']],
+      ];
+      for (const [query, args] of cases) {
+        const { status, body } = await get(`api/search?${query}`);
+        assert.equal(status, 200);
+        const expected = await cli([...args, '--db', db]);
+        assert.deepEqual(body, expected, query);
+        assert.ok((expected['pages'] as unknown[]).length > 0, `${query} finds pages`);
+      }
+    });
+
+    it('lists runs, shows the top of one, compares two and exports scores as the CLI does', async () => {
+      assert.deepEqual((await get('api/runs')).body, await cli(['runs', '--db', db]));
+      assert.deepEqual((await get('api/runs/1?top=5')).body, await cli(['top', '--run', '1', '--top', '5', '--db', db]));
+      assert.deepEqual((await get('api/top?score=montecarlo&top=3')).body, await cli(['top', '--score', 'montecarlo', '--top', '3', '--db', db]));
+      const compared = await get('api/compare?a=1&b=2');
+      assert.deepEqual(compared.body, await cli(['compare', '1', '2', '--db', db]));
+      assert.ok((compared.body['kendallTau'] as number) > 0.5);
+      const tsv = await fetch(`${base}api/runs/1/scores`);
+      assert.equal(tsv.status, 200);
+      assert.match(tsv.headers.get('content-type') ?? '', /^text\/tab-separated-values/);
+      const text = await tsv.text();
+      const exported = await runCli(['runs', '--export', '1', '--db', db]);
+      assert.equal(text, exported.stdout);
+      const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      assert.equal(lines.length, 6012);
+      assert.equal(lines[0]!.split('\t')[0], HOME);
+    });
+
+    it('answers scc, levels and degrees as the CLI does', async () => {
+      const sccApi = await get(`api/scc?root=${encodeURIComponent(HOME)}&top=5`);
+      assert.deepEqual(untimed(sccApi.body), untimed(await cli(['scc', '--root', HOME, '--top', '5', '--db', db])));
+      const bowTie = sccApi.body['bowTie'] as Record<string, number>;
+      assert.equal(Object.values(bowTie).reduce((a, b) => a + b, 0), 6012);
+      const levelsApi = await get(`api/levels?root=${encodeURIComponent(HOME)}&maxLevel=4`);
+      assert.deepEqual(untimed(levelsApi.body), untimed(await cli(['levels', '--root', HOME, '--max-level', '4', '--db', db])));
+      assert.deepEqual((levelsApi.body['histogram'] as number[]).slice(0, 2), [1, 25]);
+      const withPage = await get(`api/levels?root=${encodeURIComponent(HOME)}&page=${encodeURIComponent('http://www.hollins.edu/about/about_tour.htm')}`);
+      assert.deepEqual(withPage.body['page'], { label: 'http://www.hollins.edu/about/about_tour.htm', level: 1 });
+      assert.deepEqual((await get('api/degrees?top=4')).body, await cli(['degrees', '--top', '4', '--db', db]));
+    });
+
+    it('draws a neighbourhood, the crawl tree and the directory tree from the stored graph', async () => {
+      const page = await cli(['page', HOME, '--db', db]);
+      const near = (await get(`api/neighbourhood?url=${encodeURIComponent(HOME)}&limit=30`)).body;
+      const nodes = near['nodes'] as Array<{ id: number; url: string; distance: number }>;
+      assert.equal(nodes.length, 30);
+      assert.equal(near['truncated'], true);
+      assert.equal(nodes[0]!.url, HOME);
+      assert.equal(near['center'], page['id']);
+      const neighbours = new Set([...(page['in'] as Array<{ url: string }>), ...(page['out'] as Array<{ url: string }>)].map((l) => l.url));
+      for (const node of nodes.slice(1)) assert.ok(neighbours.has(node.url), `${node.url} links to or from the centre`);
+      const ids = new Set(nodes.map((n) => n.id));
+      for (const [s, t] of near['edges'] as Array<[number, number]>) assert.ok(ids.has(s) && ids.has(t));
+      const fromCenter = (near['edges'] as Array<[number, number]>).filter(([s]) => s === page['id']).length;
+      const outNeighbours = nodes.filter((n) => (page['out'] as Array<{ url: string }>).some((l) => l.url === n.url)).length;
+      assert.equal(fromCenter, outNeighbours, 'every drawn out-link of the centre is an edge');
+
+      const tree = (await get(`api/crawl-tree?root=${encodeURIComponent(HOME)}&limit=50`)).body;
+      const treeNodes = tree['nodes'] as Array<{ id: number; url: string; depth: number; parent: number | null }>;
+      const levels = await cli(['levels', '--root', HOME, '--db', db]);
+      assert.equal(tree['total'], levels['reached']);
+      assert.equal(tree['sampled'], true);
+      const byId = new Map(treeNodes.map((n) => [n.id, n]));
+      for (const node of treeNodes) {
+        if (node.parent === null) continue;
+        const parent = byId.get(node.parent);
+        assert.ok(parent !== undefined, 'ancestors are kept');
+        assert.equal(node.depth, parent.depth + 1);
+      }
+      // The depth of a page in the tree is its level (clicks from the root).
+      const deepest = treeNodes.reduce((a, b) => (b.depth > a.depth ? b : a));
+      const deepestLevel = await get(`api/levels?root=${encodeURIComponent(HOME)}&page=${encodeURIComponent(deepest.url)}`);
+      assert.equal((deepestLevel.body['page'] as Json)['level'], deepest.depth);
+
+      const dirs = (await get('api/dir-tree?maxChildren=5&maxDepth=3')).body;
+      assert.equal(dirs['pages'], 6012);
+      const sites = dirs['children'] as Array<{ name: string; pages: number }>;
+      assert.ok(sites.some((s) => s.name === 'http://www.hollins.edu'));
+      assert.equal(sites.reduce((a, s) => a + s.pages, 0) + (dirs['otherPages'] as number), 6012);
+    });
+
+    it('refuses bad parameters with a 4xx JSON error naming the parameter', async () => {
+      const cases: Array<[string, number, string | undefined]> = [
+        ['api/page', 400, 'url'],
+        ['api/page?url=http%3A%2F%2Fnowhere.example%2F', 404, 'url'],
+        ['api/page?url=x&limit=-3', 400, 'limit'],
+        ['api/page?url=x&offset=abc', 400, 'offset'],
+        ['api/search?q=a&mode=fuzzy', 400, 'mode'],
+        ['api/search', 400, 'q'],
+        ['api/search?q=a&limit=0', 400, 'limit'],
+        ['api/runs/abc', 400, 'id'],
+        ['api/runs/999', 404, undefined],
+        ['api/compare?a=1', 400, 'b'],
+        ['api/levels', 400, 'root'],
+        ['api/levels?root=nope', 404, 'root'],
+        ['api/levels?root=x&maxLevel=-1', 400, 'maxLevel'],
+        ['api/scc?root=nope', 404, 'root'],
+        ['api/neighbourhood?url=x&depth=3', 400, 'depth'],
+        ['api/jobs/nope', 404, undefined],
+        ['api/nothing', 404, undefined],
+      ];
+      for (const [path, status, parameter] of cases) {
+        const answer = await get(path);
+        assertJsonError(answer.status, answer.body, status, parameter);
+      }
+      const badBodies: Array<[unknown, string]> = [
+        [{ method: 'pagerank', damping: 1.5 }, 'damping'],
+        [{ method: 'nosuch' }, 'method'],
+        [{ method: 'pagerank', maxIterations: 0 }, 'maxIterations'],
+        [{ method: 'montecarlo', root: [HOME] }, 'method'],
+        [{ method: 'pagerank', bogus: 1 }, 'bogus'],
+        [{ method: 'pagerank', focus: '(' }, 'focus'],
+      ];
+      for (const [body, parameter] of badBodies) {
+        const answer = await send('POST', 'api/rank', body);
+        assertJsonError(answer.status, answer.body, 400, parameter);
+      }
+      const notJson = await fetch(`${base}api/rank`, { method: 'POST', headers: { 'X-WGA-Token': server.token, 'Content-Type': 'application/json' }, body: '{' });
+      assertJsonError(notJson.status, (await notJson.json()) as Json, 400, 'body');
+      const crawl = await send('POST', 'api/crawl', { seeds: ['http://a.example/'], maxPages: 'many' });
+      assertJsonError(crawl.status, crawl.body, 400, 'maxPages');
+    });
+
+    it('needs the token for every change, and a Host of its own', async () => {
+      for (const [method, path, body] of [
+        ['POST', 'api/rank', { method: 'pagerank' }],
+        ['POST', 'api/reset', { confirm: 'delete all data' }],
+        ['DELETE', 'api/runs/1', undefined],
+        ['POST', 'api/crawl', { seeds: ['http://a.example/'] }],
+        ['POST', 'api/import', { path: edges }],
+      ] as const) {
+        const missing = await send(method, path, body, null);
+        assertJsonError(missing.status, missing.body, 403);
+        const wrong = await send(method, path, body, `${server.token.slice(1)}x`);
+        assertJsonError(wrong.status, wrong.body, 403);
+      }
+      assert.equal((await get('api/runs')).body['runs'] !== undefined, true);
+      assert.equal(((await get('api/runs')).body['runs'] as unknown[]).length, 2, 'nothing was deleted');
+      const port = server.port;
+      const evil = await rawGet(port, '/api/stats', { Host: 'attacker.example' });
+      assert.equal(evil.status, 403);
+      assert.equal((JSON.parse(evil.body) as { error: { code: string } }).error.code, 'bad-host');
+      const rebound = await rawGet(port, '/', { Host: `attacker.example:${port}` });
+      assert.equal(rebound.status, 403);
+      assert.doesNotMatch(rebound.body, new RegExp(server.token), 'the token is not given to another Host');
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) assert.equal((await rawGet(port, '/api/info', { Host: host })).status, 200, host);
+    });
+
+    it('serves index.html with the token for every GUI route, and security headers', async () => {
+      for (const path of ['', 'page?url=http%3A%2F%2Fwww.hollins.edu%2F', 'search?q=%3Cscript%3E', 'crawl', 'rank', 'graph', 'data']) {
+        const response = await fetch(base + path);
+        assert.equal(response.status, 200, path);
+        assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+        assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+        const html = await response.text();
+        assert.ok(html.includes(`<meta name="wga-token" content="${server.token}">`), path);
+        assert.ok(!html.includes('<script>alert'), 'nothing of the address is echoed');
+      }
+      const traversal = await fetch(`${base}..%2F..%2Fpackage.json`);
+      assert.ok(!(await traversal.text()).includes('"name": "wga"'), 'no file outside dist/web');
+    });
+
+    it('runs PageRank as a job with its convergence curve, the same ranking as `wga rank`, and saves it', async () => {
+      const { job, progress } = await runJob('api/rank', { method: 'pagerank', solver: 'power', tolerance: 1e-9, top: 10 });
+      assert.equal(job['state'], 'done', JSON.stringify(job['error']));
+      const result = job['result'] as Json;
+      const expected = await cli(['rank', '--db', db, '--solver', 'power', '--tolerance', '1e-9', '--top', '10', '-q']);
+      assert.deepEqual(result['top'], expected['top']);
+      assert.equal(result['iterations'], expected['iterations']);
+      const residuals = job['residuals'] as Array<[number, number]>;
+      assert.equal(residuals.length, expected['iterations']);
+      assert.deepEqual(residuals.map(([i]) => i), Array.from({ length: residuals.length }, (_, i) => i + 1));
+      assert.ok(residuals[residuals.length - 1]![1] <= 1e-9 && residuals[0]![1] > 1e-3, 'residual falls from the first iteration to the tolerance');
+      assert.ok(progress.length > 0 && progress.length <= residuals.length, 'progress events were streamed');
+      assert.equal(typeof result['run'], 'number');
+      const runs = (await get('api/runs')).body['runs'] as Array<{ id: number; method: string }>;
+      assert.ok(runs.some((r) => r.id === result['run'] && r.method === 'pagerank'));
+    });
+
+    it('runs Monte Carlo as a job with the same walks and error bars as `wga rank --method montecarlo`', async () => {
+      const { job } = await runJob('api/rank', { method: 'montecarlo', walks: 8, seed: 5, top: 5, save: false });
+      assert.equal(job['state'], 'done', JSON.stringify(job['error']));
+      const result = job['result'] as Json;
+      const expected = await cli(['rank', '--db', db, '--method', 'montecarlo', '--walks', '8', '--seed', '5', '--top', '5', '-q']);
+      assert.deepEqual(result['top'], expected['top']);
+      assert.ok(((result['top'] as Json[])[0]!['relativeError'] as number) > 0);
+      assert.equal(result['run'], null);
+      const listed = (await get('api/jobs')).body['jobs'] as Json[];
+      assert.equal(listed[0]!['id'], job['id']);
+    });
+
+    it('deletes a run, as `wga runs --delete` would', async () => {
+      const before = ((await get('api/runs')).body['runs'] as Array<{ id: number }>).map((r) => r.id);
+      const deleted = await send('DELETE', 'api/runs/2');
+      assert.equal(deleted.status, 200);
+      assert.equal((deleted.body['deleted'] as Json)['method'], 'montecarlo');
+      assert.deepEqual((await get('api/runs')).body, await cli(['runs', '--db', db]));
+      assert.deepEqual(((await get('api/runs')).body['runs'] as Array<{ id: number }>).map((r) => r.id), before.filter((id) => id !== 2));
+      assertJsonError((await send('DELETE', 'api/runs/2')).status, (await send('DELETE', 'api/runs/2')).body, 404);
+    });
+
+    it('deletes all data only with the confirmation, then imports an uploaded graph file', async () => {
+      const refused = await send('POST', 'api/reset', { confirm: 'yes' });
+      assertJsonError(refused.status, refused.body, 400, 'confirm');
+      assert.equal(((await get('api/info')).body['counts'] as Json)['pages'], 6012);
+      const reset = await send('POST', 'api/reset', { confirm: 'delete all data' });
+      assert.equal(reset.status, 200);
+      assert.deepEqual((reset.body['deleted'] as Json)['pages'], 6012);
+      assert.equal((await get('api/stats')).body['nodes'], 0);
+      // Upload the edge list (URLs as labels: a TSV of URL pairs) as the GUI's file input sends it.
+      const labels = new Map(readFileSync(urls, 'utf8').split('\n').slice(1).filter((l) => l.trim() !== '').map((l) => {
+        const [id, url] = l.trim().split(/\s+/);
+        return [id!, url!];
+      }));
+      const body = readFileSync(edges, 'utf8').split('\n').filter((l) => /^\d/.test(l)).map((l) => l.trim().split(/\s+/).map((id) => labels.get(id)).join('\t')).join('\n');
+      const upload = await fetch(`${base}api/import?name=hollins.tsv`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream', 'X-WGA-Token': server.token }, body });
+      assert.equal(upload.status, 202);
+      const id = (((await upload.json()) as Json)['job'] as Json)['id'] as string;
+      const stream = await openSse(`${base}api/jobs/${id}/events`);
+      const end = JSON.parse((await stream.until((e) => e.event === 'end', 120_000)).data) as Json;
+      stream.close();
+      assert.equal(end['state'], 'done', JSON.stringify(end['error']));
+      const result = end['result'] as Json;
+      assert.equal(result['pages'], 6012);
+      assert.equal(result['links'], 23875);
+      const stats = (await get('api/stats')).body;
+      assert.deepEqual(untimed(stats), untimed(await cli(['stats', '--db', db])));
+      assert.equal(stats['edges'], 23875);
+    });
+  });
+
+  describe(`wga serve on ${name}: crawls watched live`, () => {
+    it('two SSE clients see the same progress of a crawl started over the API, ending as `wga crawl` does', { timeout: 180_000 }, async () => {
+      const site = new Website({ pages: 400, seed: 21 });
+      const served = await serveWebsite(site, { delayMs: 3 });
+      const db = await newDb();
+      const reference = await newDb();
+      const server = await startServer({ db, warm: false });
+      try {
+        const watchers = [await openSse(`${server.url}api/crawl/events`), await openSse(`${server.url}api/crawl/events`)];
+        const seeds = [`${served.origin}/`];
+        const started = await fetch(`${server.url}api/crawl`, {
+          method: 'POST',
+          headers: { 'X-WGA-Token': server.token, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, concurrency: 4, perHost: 4, fence: [TRAP] }),
+        });
+        assert.equal(started.status, 202, await started.clone().text());
+        const statusOf = (e: { data: string }): Json => JSON.parse(e.data) as Json;
+        const finished = (e: { event: string; data: string }): boolean => e.event === 'status' && statusOf(e)['running'] === false && statusOf(e)['report'] !== null;
+        const ends = await Promise.all(watchers.map((w) => w.until(finished, 150_000)));
+        for (const w of watchers) w.close();
+        const [a, b] = watchers.map((w) => w.events.map(statusOf));
+        // Each tick's status goes to every watcher: the ticks both saw are equal.
+        const byTime = new Map(b!.map((s) => [s['updatedAt'], JSON.stringify(s)]));
+        const shared = a!.filter((s) => byTime.has(s['updatedAt']));
+        assert.ok(shared.length >= 2, `the watchers shared ${shared.length} ticks`);
+        for (const s of shared) assert.equal(JSON.stringify(s), byTime.get(s['updatedAt']));
+        assert.ok(a!.some((s) => s['running'] === true && s['owner'] === 'server'), 'progress while running');
+        const report = statusOf(ends[0]!)['report'] as Json;
+        const cliCrawl = await cli(['crawl', ...seeds, '--db', reference, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--concurrency', '4', '--per-host', '4', '--fence', TRAP, '-q']);
+        for (const key of ['known', 'fetched', 'failed', 'excluded', 'redirects', 'other', 'frontier', 'stoppedBy']) {
+          assert.deepEqual(report[key], cliCrawl[key], key);
+        }
+        assert.ok((report['fetched'] as number) >= 400, 'every page of the site was fetched');
+        const info = (await (await fetch(`${server.url}api/info`)).json()) as { counts: Json };
+        assert.equal(info.counts['fetched'], report['fetched']);
+      } finally {
+        await server.close();
+        await served.close();
+      }
+    });
+
+    it('shows a crawl run by another process (wga crawl) from the store', { timeout: 180_000 }, async () => {
+      const site = new Website({ pages: 300, seed: 8 });
+      const served = await serveWebsite(site, { delayMs: 20 });
+      const db = await newDb();
+      const server = await startServer({ db, warm: false });
+      try {
+        const crawl = runCli(['crawl', `${served.origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--concurrency', '1', '--checkpoint', '100', '--fence', TRAP, '-q', '--json'], { timeoutMs: 150_000 });
+        const watcher = await openSse(`${server.url}api/crawl/events`);
+        const seen = await watcher.until((e) => {
+          const s = JSON.parse(e.data) as Json;
+          return s['owner'] === 'other' && s['running'] === true && ((s['counters'] as Json)['fetched'] as number) > 0;
+        }, 120_000);
+        const status = JSON.parse(seen.data) as Json;
+        assert.equal((status['lock'] as Json)['pid'] !== process.pid, true);
+        const stop = await fetch(`${server.url}api/crawl/stop`, { method: 'POST', headers: { 'X-WGA-Token': server.token } });
+        assertJsonError(stop.status, (await stop.json()) as Json, 409);
+        const done = await crawl;
+        assert.equal(done.code, 0, done.stderr);
+        // After the crawl, the watcher sees it stopped, with the counts the crawl reported.
+        const fetched = (JSON.parse(done.stdout) as Json)['fetched'];
+        const seenAt = watcher.events.indexOf(seen);
+        const final = await watcher.until((e) => watcher.events.indexOf(e) > seenAt && (JSON.parse(e.data) as Json)['running'] === false, 30_000);
+        watcher.close();
+        assert.equal(((JSON.parse(final.data) as Json)['counters'] as Json)['fetched'], fetched);
+        assert.ok((fetched as number) >= 300);
+      } finally {
+        await server.close();
+        await served.close();
+      }
+    });
+  });
+}
