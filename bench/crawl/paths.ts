@@ -14,7 +14,7 @@ export function findRepoRoot(from: string = dirname(fileURLToPath(import.meta.ur
     const manifest = join(directory, 'package.json');
     if (existsSync(manifest) && existsSync(join(directory, 'bench/crawl.ts'))) {
       try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'wga') return directory;
+        if (['wga', 'web-graph-analyzer'].includes((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name ?? '')) return directory;
       } catch {
         // Not a readable manifest: keep looking up.
       }

@@ -31,7 +31,7 @@ export class LiveRank {
   private pagesSent = 0;
   private pagesKnown = 0;
   private readonly timer: NodeJS.Timeout;
-  private waitingFinal: ((vector: LiveVector) => void) | null = null;
+  private waitingFinal: { resolve: (vector: LiveVector) => void; reject: (error: Error) => void } | null = null;
   private failure: Error | null = null;
   private closed = false;
   /** The latest vector, or null before the first. */
@@ -50,6 +50,9 @@ export class LiveRank {
     this.worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: workerOptions });
     this.worker.on('message', (message: FromWorker) => this.received(message));
     this.worker.on('error', (error) => this.failed(error));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.failed(new Error(`live PageRank worker: exited with code ${code}`));
+    });
     this.timer = setInterval(() => this.flush(), FLUSH_MS);
     this.timer.unref();
   }
@@ -88,19 +91,10 @@ export class LiveRank {
   async finish(tolerance: number = INCREMENTAL_PAGERANK_DEFAULTS.finalTolerance): Promise<LiveVector> {
     if (this.failure !== null) throw this.failure;
     this.flush();
-    const final = new Promise<LiveVector>((resolve) => (this.waitingFinal = resolve));
+    const final = new Promise<LiveVector>((resolve, reject) => (this.waitingFinal = { resolve, reject }));
     const message: ToWorker = { type: 'finish', tolerance };
     this.worker.postMessage(message);
-    const failed = new Promise<never>((_, reject) => {
-      const check = setInterval(() => {
-        if (this.failure !== null) {
-          clearInterval(check);
-          reject(this.failure);
-        }
-      }, 50);
-      void final.then(() => clearInterval(check));
-    });
-    return Promise.race([final, failed]);
+    return final;
   }
 
   async close(): Promise<void> {
@@ -131,7 +125,7 @@ export class LiveRank {
     this.latestAt = Date.now();
     this.updates++;
     if (message.final && this.waitingFinal !== null) {
-      const resolve = this.waitingFinal;
+      const { resolve } = this.waitingFinal;
       this.waitingFinal = null;
       resolve(message);
     }
@@ -140,6 +134,11 @@ export class LiveRank {
 
   private failed(error: Error): void {
     this.failure ??= error;
+    if (this.waitingFinal !== null) {
+      const { reject } = this.waitingFinal;
+      this.waitingFinal = null;
+      reject(error);
+    }
     this.options.onError?.(error);
   }
 }
