@@ -49,6 +49,8 @@ export interface ServerContext {
 
 /** JSON bodies larger than this are refused (uploads of graph files go as raw bodies). */
 const MAX_JSON_BYTES = 1 << 20;
+/** Progress events of a job are sent at most this often (each carries the latest iteration). */
+const PROGRESS_MS = 50;
 /** Largest graph file upload. */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
@@ -421,8 +423,23 @@ export function buildRoutes(server: ServerContext): Hono {
         return;
       }
       await new Promise<void>((resolve) => {
-        const onProgress = (event: unknown): void => void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+        // At most one progress event per PROGRESS_MS (a TrafficRank sweep can take microseconds): the latest.
+        let pending: unknown = null;
+        let timer: NodeJS.Timeout | null = null;
+        const flush = (): void => {
+          timer = null;
+          if (pending === null) return;
+          const event = pending;
+          pending = null;
+          void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+        };
+        const onProgress = (event: unknown): void => {
+          pending = event;
+          if (timer === null) timer = setTimeout(flush, PROGRESS_MS);
+        };
         const onEnd = (json: unknown): void => {
+          if (timer !== null) clearTimeout(timer);
+          flush();
           stop();
           void stream.writeSSE({ event: 'end', data: JSON.stringify(json) }).finally(resolve);
         };
@@ -433,6 +450,7 @@ export function buildRoutes(server: ServerContext): Hono {
         job.events.on('progress', onProgress);
         job.events.on('end', onEnd);
         stream.onAbort(() => {
+          if (timer !== null) clearTimeout(timer);
           stop();
           resolve();
         });
