@@ -19,8 +19,10 @@
  *   npm run bench:compare -- 5             (5 runs)
  *   npm run bench:compare -- 1 --graphs cnr-2000 --tools wga,igraph
  *
- * Options: RUNS (3); --big-runs N (runs on the 1M-page graph; RUNS);
- * --graphs cnr-2000,powerlaw; --tools wga,igraph,graph-tool,networkx,graphology,ngraph;
+ * Options: RUNS (3); --big-runs N (runs on the 1M-page and 10M-page graphs; RUNS);
+ * --graphs cnr-2000,powerlaw[,web-1e7] (web-1e7: bench/generate-web-graph.ts's 10M pages and
+ * about 97M links, which wga reads from its binary .wgadj file and the others from TSV; igraph
+ * needs about 14 GB and several minutes per run on it, so it is not in the default set); --tools wga,igraph,graph-tool,networkx,graphology,ngraph;
  * --timeout SECONDS (600, per child); --out FILE (the markdown report; bench/.cache/compare-report.md).
  * Environment: WGA_SHARED (the shared/ folder; ../shared beside the repository),
  * WGA_BENCH_NO_INSTALL=1 (never apt-get a missing Python library: skip it),
@@ -57,7 +59,9 @@ interface Options {
   out: string;
 }
 
-const ALL_GRAPHS = ['cnr-2000', 'powerlaw'];
+const ALL_GRAPHS = ['cnr-2000', 'powerlaw', 'web-1e7'];
+/** Run unless --graphs says otherwise; web-1e7 (10^8 links, igraph needs about 14 GB) only on request. */
+const DEFAULT_GRAPHS = ['cnr-2000', 'powerlaw'];
 const ALL_FAMILIES = ['wga', 'igraph', 'graph-tool', 'networkx', 'graphology', 'ngraph'] as const;
 type Family = (typeof ALL_FAMILIES)[number];
 
@@ -65,7 +69,7 @@ function parseOptions(argv: string[]): Options {
   const options: Options = {
     runs: 3,
     bigRuns: NaN,
-    graphs: [...ALL_GRAPHS],
+    graphs: [...DEFAULT_GRAPHS],
     tools: [...ALL_FAMILIES],
     timeoutSeconds: 600,
     out: resolve(cacheDir, 'compare-report.md'),
@@ -271,9 +275,15 @@ interface GraphSpec {
   key: string;
   title: string;
   file: string;
+  /** The file wga reads when not `file` (the compact binary form of the same graph). */
+  wgaFile?: string;
   /** Facts every tool must agree with (cnr-2000's published figures). */
   expected?: { nodes: number; edges: number; rawEdges: number; selfLoops: number; sccCount: number; sccLargest: number };
 }
+
+/** bench/generate-web-graph.ts: 10M pages, about 97M links (half local, half to Zipf targets, 10% dangling). */
+const WEB_GRAPH = { pages: 10_000_000, seed: 1 };
+const webGenerator = resolve(dirname(here), 'generate-web-graph.js');
 
 const POWER_LAW = { nodes: 1_000_000, exponent: 2.16, minInDegree: 2, danglingShare: 0.2, seed: 1 };
 
@@ -293,6 +303,18 @@ async function prepareGraph(key: string): Promise<GraphSpec> {
       expected: { nodes: 325_557, edges: 3_128_710, rawEdges: 3_216_152, selfLoops: 87_442, sccCount: 100_977, sccLargest: 112_023 },
     };
   }
+  if (key === 'web-1e7') {
+    const w = WEB_GRAPH;
+    const base = resolve(cacheDir, `web-${w.pages}-${w.seed}`);
+    if (!existsSync(`${base}.wgadj`) || !existsSync(`${base}.tsv`)) {
+      progress(`generating the web-like graph into ${base}.wgadj and .tsv (a few minutes)`);
+      const run = spawnSync(process.execPath, [webGenerator, `${base}.wgadj`, String(w.pages), String(w.seed), '--tsv', `${base}.tsv`], {
+        encoding: 'utf8',
+      });
+      if (run.status !== 0) throw new Error(`generating the web-like graph failed: ${run.stderr}`);
+    }
+    return { key, title: 'web-like 10M', file: `${base}.tsv`, wgaFile: `${base}.wgadj` };
+  }
   const p = POWER_LAW;
   const file = resolve(cacheDir, `powerlaw-${p.nodes}-${p.exponent}-${p.minInDegree}-${p.danglingShare}-${p.seed}.tsv`);
   progress(`generating the power-law graph into ${file}`);
@@ -306,7 +328,7 @@ async function prepareGraph(key: string): Promise<GraphSpec> {
 }
 
 function graphFacts(spec: GraphSpec): GraphFacts {
-  const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMegabytes}`, nodeRunner, 'prepare', spec.file], {
+  const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMegabytes}`, nodeRunner, 'prepare', spec.wgaFile ?? spec.file], {
     encoding: 'utf8',
   });
   if (run.status !== 0) throw new Error(`wga could not load ${spec.file}: ${run.stderr}`);
@@ -334,7 +356,8 @@ function scoresPath(graph: string, tool: Tool): string {
 }
 
 function runOnce(tool: Tool, spec: GraphSpec, facts: GraphFacts, timeoutSeconds: number): RunRecord {
-  const { command, args } = tool.command(spec.file, facts.root, scoresPath(spec.key, tool));
+  const file = tool.family === 'wga' && spec.wgaFile !== undefined ? spec.wgaFile : spec.file;
+  const { command, args } = tool.command(file, facts.root, scoresPath(spec.key, tool));
   const started = performance.now();
   const run: SpawnSyncReturns<string> = spawnSync(command, args, {
     encoding: 'utf8',
@@ -612,7 +635,7 @@ async function main(): Promise<void> {
   for (const key of options.graphs) {
     const spec = await prepareGraph(key);
     const facts = graphFacts(spec);
-    const runs = key === 'powerlaw' ? options.bigRuns : options.runs;
+    const runs = key === 'cnr-2000' ? options.runs : options.bigRuns;
     const tools = detected.tools;
     // The reference vector is wga's power iteration (or the only wga row); ratios are to the default solver's row.
     const wgaRows = tools.filter((t) => t.family === 'wga');
@@ -648,7 +671,9 @@ async function main(): Promise<void> {
     }
 
     const title =
-      key === 'cnr-2000'
+      key === 'web-1e7'
+        ? `web-like graph: ${facts.nodes.toLocaleString('en-US')} pages, ${facts.edges.toLocaleString('en-US')} links (bench/generate-web-graph.ts, seed ${WEB_GRAPH.seed}; wga reads the .wgadj file, the others the same links as TSV)`
+        : key === 'cnr-2000'
         ? `cnr-2000: ${facts.nodes.toLocaleString('en-US')} pages, ${facts.edges.toLocaleString('en-US')} links (${facts.rawEdges.toLocaleString('en-US')} lines, ${facts.selfLoopsDropped.toLocaleString('en-US')} self-links dropped)`
         : `power-law graph: ${facts.nodes.toLocaleString('en-US')} pages, ${facts.edges.toLocaleString('en-US')} links ` +
           `(wga's powerLawGraph, exponent ${POWER_LAW.exponent}, min in-degree ${POWER_LAW.minInDegree}, ${POWER_LAW.danglingShare * 100}% dangling, seed ${POWER_LAW.seed})`;

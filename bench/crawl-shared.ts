@@ -24,7 +24,8 @@
  *
  * Options: --pages N (5000), --hosts N (200), --instances 1,2,4,8,
  * --latency MS (50), --host-delay MS (200), --concurrency N (4),
- * --plain-pages N (same as --pages), --no-plain.
+ * --plain-pages N (same as --pages), --no-plain, --checkpoint MS (1000: the
+ * crawl's checkpoint interval; longer ones take the lock less often).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +46,11 @@ interface Options {
   concurrency: number;
   plainPages: number | null;
   plain: boolean;
+  checkpointMs: number;
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { pages: 5000, hosts: 200, instances: [1, 2, 4, 8], latencyMs: 50, hostDelayMs: 200, concurrency: 4, plainPages: null, plain: true };
+  const o: Options = { pages: 5000, hosts: 200, instances: [1, 2, 4, 8], latencyMs: 50, hostDelayMs: 200, concurrency: 4, plainPages: null, plain: true, checkpointMs: 1000 };
   for (const { arg, value } of benchArguments(argv)) {
     if (arg === '--pages') o.pages = Number(value());
     else if (arg === '--hosts') o.hosts = Number(value());
@@ -58,6 +60,7 @@ function parse(argv: readonly string[]): Options {
     else if (arg === '--concurrency') o.concurrency = Number(value());
     else if (arg === '--plain-pages') o.plainPages = Number(value());
     else if (arg === '--no-plain') o.plain = false;
+    else if (arg === '--checkpoint') o.checkpointMs = Number(value());
     else throw new Error(`unknown option ${arg}`);
   }
   return o;
@@ -78,7 +81,17 @@ interface Result {
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
-async function run(createDatabase: () => Promise<string>, site: string, instances: number, pages: number, hosts: number, latencyMs: number, hostDelayMs: number, concurrency: number): Promise<Result> {
+async function run(
+  createDatabase: () => Promise<string>,
+  site: string,
+  instances: number,
+  pages: number,
+  hosts: number,
+  latencyMs: number,
+  hostDelayMs: number,
+  concurrency: number,
+  checkpointMs: number,
+): Promise<Result> {
   const served = await serveMultiHostSite({ pages, hosts, delayMs: latencyMs });
   const url = await createDatabase();
   try {
@@ -92,6 +105,7 @@ async function run(createDatabase: () => Promise<string>, site: string, instance
       perHost: 1,
       concurrency,
       retries: 0,
+      checkpointMs,
     });
     await startSharedCrawl(url, settings, { partitions: 64 });
     const started = performance.now();
@@ -138,19 +152,19 @@ async function main(): Promise<void> {
   try {
     for (const n of o.instances) {
       progress(`network-bound site, ${n} instance(s)...`);
-      results.push(await run(server.createDatabase, `network (${o.latencyMs} ms answers, ${o.hostDelayMs} ms per host)`, n, o.pages, o.hosts, o.latencyMs, o.hostDelayMs, o.concurrency));
+      results.push(await run(server.createDatabase, `network (${o.latencyMs} ms answers, ${o.hostDelayMs} ms per host)`, n, o.pages, o.hosts, o.latencyMs, o.hostDelayMs, o.concurrency, o.checkpointMs));
     }
     if (o.plain) {
       for (const n of [1, 2]) {
         progress(`plain site, ${n} instance(s)...`);
-        results.push(await run(server.createDatabase, 'plain (CPU-bound)', n, o.plainPages ?? o.pages, o.hosts, 0, 0, 16));
+        results.push(await run(server.createDatabase, 'plain (CPU-bound)', n, o.plainPages ?? o.pages, o.hosts, 0, 0, 16, o.checkpointMs));
       }
     }
   } finally {
     server.stop();
   }
   const base = new Map<string, number>();
-  console.log(`${o.pages} pages on ${o.hosts} hosts, 64 partitions, concurrency ${o.concurrency} per instance (plain: 16), PostgreSQL ${'15'} on loopback\n`);
+  console.log(`${o.pages} pages on ${o.hosts} hosts, 64 partitions, concurrency ${o.concurrency} per instance (plain: 16), checkpoints every ${o.checkpointMs} ms, PostgreSQL on loopback\n`);
   console.log('| site | instances | pages | crawl s | wall s | pages/s | speed-up | shares of pages | transfers/page | rows written/page | DB share of time |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const r of results) {

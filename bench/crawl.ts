@@ -161,10 +161,10 @@ function parseOptions(argv: string[]): Options {
 
 /** heapUsed + arrayBuffers of wga's report, when measured after a full collection. */
 /** The live PageRank's cost from wga's report: worker ms, its arrays' bytes, the pages it covered. */
-function livePageRankOf(report: Record<string, unknown>): { liveBusyMs?: number; liveArrayBytes?: number; livePages?: number; liveUpdates?: number } {
-  const live = report.live as { busyMs?: number; bytes?: number; pages?: number; updates?: number } | null | undefined;
-  if (live === null || live === undefined || typeof live.busyMs !== 'number') return {};
-  return { liveBusyMs: live.busyMs, liveArrayBytes: live.bytes, livePages: live.pages, liveUpdates: live.updates };
+function livePageRankOf(report: Record<string, unknown>): { liveCpuMs?: number; liveArrayBytes?: number; livePages?: number; liveUpdates?: number } {
+  const live = report.live as { cpuMs?: number | null; bytes?: number; pages?: number; updates?: number } | null | undefined;
+  if (live === null || live === undefined || typeof live.cpuMs !== 'number') return {};
+  return { liveCpuMs: live.cpuMs, liveArrayBytes: live.bytes, livePages: live.pages, liveUpdates: live.updates };
 }
 
 function liveBytesOf(report: Record<string, unknown>): number | undefined {
@@ -413,7 +413,7 @@ function codeState(): string {
 // ---------------------------------------------------------------- runs
 
 interface Sample {
-  liveBusyMs?: number;
+  liveCpuMs?: number;
   liveArrayBytes?: number;
   livePages?: number;
   liveUpdates?: number;
@@ -672,7 +672,7 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
   const liveSites = crawlSites.filter((site) => samples.some((s) => s.site === site && s.crawler === 'wga') && samples.some((s) => s.site === site && s.crawler === 'wga-nolive'));
   if (liveSites.length > 0) {
     lines.push(
-      'Live PageRank cost (docs/live-importance.md): wga with it (the default) and with --no-live; update CPU is the worker\'s time applying changes and pushing, the final solve included, per page fetched; memory is its typed arrays at the end.',
+      'Live PageRank cost (docs/live-importance.md): wga with it (the default) and with --no-live; update CPU is the worker thread\'s CPU time (start-up and final solve included, from /proc/thread-self/stat) per page fetched; memory is its typed arrays at the end.',
       '',
       '| site | pages/s live on | pages/s --no-live | ratio (target ≥ 0.85) | CPU s live on / off | updates | update CPU ms per page | worker arrays (bytes per page known) |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -682,7 +682,7 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
       const off = ok(samples.filter((s) => s.site === site && s.crawler === 'wga-nolive'));
       const rateOn = medianOf(on.map(pagesPerSecond));
       const rateOff = medianOf(off.map(pagesPerSecond));
-      const perPage = medianOf(on.map((s) => (s.liveBusyMs === undefined || s.pages === 0 ? undefined : s.liveBusyMs / s.pages)));
+      const perPage = medianOf(on.map((s) => (s.liveCpuMs === undefined || s.pages === 0 ? undefined : s.liveCpuMs / s.pages)));
       const bytes = medianOf(on.map((s) => s.liveArrayBytes));
       const perKnown = medianOf(on.map((s) => (s.liveArrayBytes === undefined || !s.livePages ? undefined : s.liveArrayBytes / s.livePages)));
       lines.push(

@@ -5,7 +5,7 @@
  *
  *   npm run bench:kernels -- [GRAPH] [--threads 1,2] [--runs 5] [--iterations 30]
  *
- * GRAPH: any file `wga` loads (default: shared/data/cnr-2000/cnr-2000.graph).
+ * GRAPH: any file `wga` loads (default: data/cnr-2000/cnr-2000.graph).
  * - power: a fixed number of power iterations (tolerance 0), time / (iterations x links);
  * - gather: the loop `sum += z[inSources[e]]` over the graph's own in-link
  *   array, each thread over its share of the links, nothing else: the floor
@@ -15,7 +15,8 @@
  *   equivalent iterations being links visited / links (the solver's own count).
  * Medians of RUNS runs in this process, after one warm-up run each.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pagerank } from '../src/analysis/pagerank.js';
 import { type GatherData, splitByLinks } from '../src/analysis/pagerank-power.js';
 import { stronglyConnectedComponents } from '../src/analysis/scc.js';
@@ -26,8 +27,8 @@ import { sharedFloat64 } from '../src/parallel/shared-memory.js';
 import { benchArguments } from './arguments.js';
 import { median } from './report.js';
 
-const shared = process.env.WGA_SHARED ?? resolve(process.cwd(), '../shared');
-let path = resolve(shared, 'data/cnr-2000/cnr-2000.graph');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+let path = resolve(repoRoot, 'data/cnr-2000/cnr-2000.graph');
 let threadCounts = [1, 2];
 let runs = 5;
 let iterations = 30;

@@ -11,6 +11,7 @@ export { type BuildOptions, type BuildReport, type BuiltGraph, buildFromEdges, b
 
 export { type EdgeListOptions, type Separator, EdgeListParser, parseEdgeList, readEdgeList } from './formats/edgelist.js';
 export { type BvProperties, bvFiles, decodeBvGraph, parseProperties, readWebGraph } from './formats/webgraph-bv.js';
+export { type HostGraph, hostGraph, hostOfUrl } from './graph/hosts.js';
 export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
 export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';
 export { ADJACENCY_MAGIC, AdjacencyWriter, readAdjacencyFile } from './formats/adjacency-binary.js';

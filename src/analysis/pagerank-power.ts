@@ -59,8 +59,6 @@ export interface PowerKernelData {
   params: Float64Array;
   /** Two slots (by iteration parity) of [change, dangling mass] per thread. */
   partials: Float64Array;
-  /** The residual of every iteration, in order. */
-  residuals: Float64Array;
   /** [iterations, residual, 1 if the result is in y else 0]. */
   result: Float64Array;
 }
@@ -69,7 +67,6 @@ export interface PowerRun {
   scores: Float64Array;
   iterations: number;
   residual: number;
-  residuals: Float64Array;
 }
 
 /**
@@ -89,6 +86,7 @@ export function runPowerIteration(
   teleport: Float64Array | null,
   dangling: Float64Array | null,
   requestedThreads: number,
+  onIteration?: (iteration: number, residual: number) => void,
 ): PowerRun {
   const n = share.length;
   const links = inOffsets[n]! - inOffsets[0]!;
@@ -111,17 +109,16 @@ export function runPowerIteration(
     bounds: splitByLinks(inOffsets, n, threads),
     params: alloc(3),
     partials: alloc(4 * threads),
-    residuals: alloc(maxIterations),
     result: alloc(3),
   };
   data.params.set([damping, tolerance, maxIterations]);
-  runParallel('pagerank-power', data, threads, powerIterationThread);
+  // Thread 0 is this thread: it reports each iteration as it ends.
+  runParallel('pagerank-power', data, threads, (context) => powerIterationThread(context, onIteration));
   const iterations = data.result[0]!;
   return {
     scores: data.result[2] === 1 ? data.y : data.x,
     iterations,
     residual: data.result[1]!,
-    residuals: data.residuals.subarray(0, iterations),
   };
 }
 
@@ -163,9 +160,12 @@ export function splitByLinks(inOffsets: Uint32Array, n: number, threads: number)
 }
 
 /** One thread's share of runPowerIteration (also run by the worker threads). */
-export function powerIterationThread(context: TaskContext<PowerKernelData>): void {
+export function powerIterationThread(
+  context: TaskContext<PowerKernelData>,
+  onIteration?: (iteration: number, residual: number) => void,
+): void {
   const { data, thread, threads, barrier } = context;
-  const { inOffsets, inSources, share, bounds, params, partials, residuals, result, teleport, dangling } = data;
+  const { inOffsets, inSources, share, bounds, params, partials, result, teleport, dangling } = data;
   const c = params[0]!;
   const tolerance = params[1]!;
   const maxIterations = params[2]!;
@@ -208,8 +208,8 @@ export function powerIterationThread(context: TaskContext<PowerKernelData>): voi
       residual += partials[slot + 2 * t]!;
       danglingMass += partials[slot + 2 * t + 1]!;
     }
-    if (thread === 0) residuals[iterations] = residual;
     iterations++;
+    if (thread === 0) onIteration?.(iterations, residual);
     const swap = x;
     x = y;
     y = swap;

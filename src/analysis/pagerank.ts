@@ -17,6 +17,7 @@
  * On a weighted graph a page's out-links are followed in proportion to
  * their weights instead of uniformly (igraph's and networkx's convention).
  */
+import { totalmem } from 'node:os';
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { defaultThreads } from '../parallel/pool.js';
@@ -31,7 +32,10 @@ import type { SccResult } from './scc.js';
  * iterations measure how fast it mixes; power iteration carries on if it
  * will be done within about 35 iterations (random-like graphs), else
  * Gauss-Seidel takes over where it applies (unweighted graph, dangling mass
- * following the teleport distribution, no starting vector).
+ * following the teleport distribution, no starting vector) and its working
+ * memory (gaussSeidelExtraBytes) fits in a quarter of the machine's.
+ * Power iteration runs on all threads; docs/pagerank-performance.md has the
+ * measurements behind the choice.
  */
 export type PageRankSolver = 'auto' | 'power' | 'gauss-seidel';
 export const PAGERANK_SOLVERS: readonly PageRankSolver[] = ['auto', 'power', 'gauss-seidel'];
@@ -62,6 +66,17 @@ export interface PageRankOptions {
 const AUTO_PROBE = 6;
 /** 'auto' stays with power iteration when it is predicted to finish within this many iterations. */
 const AUTO_POWER_LIMIT = 35;
+/** 'auto' never picks Gauss-Seidel when its working memory would exceed this share of the machine's. */
+const AUTO_MEMORY_SHARE = 0.25;
+
+/**
+ * What the Gauss-Seidel solver allocates beside the graph: the in-links
+ * renumbered by component (4 bytes per link) and about 16 arrays of one
+ * number per page (components, renumbering, iterates, block bounds).
+ */
+export function gaussSeidelExtraBytes(graph: Graph): number {
+  return 4 * graph.edgeCount + 128 * graph.nodeCount;
+}
 
 export const PAGERANK_DEFAULTS = {
   damping: 0.85,
@@ -105,6 +120,10 @@ export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankR
       'solver',
       'gauss-seidel needs an unweighted graph, dangling mass following the teleport distribution and no starting vector; use power',
     );
+  }
+  if (solver === 'auto' && gaussSeidelApplies && gaussSeidelExtraBytes(graph) > totalmem() * AUTO_MEMORY_SHARE) {
+    // Too big for Gauss-Seidel's renumbered copy of the graph: power iteration needs no copy.
+    return powerIteration(graph, damping, tolerance, maxIterations, teleport, options);
   }
   if (n > 0 && solver === 'auto' && gaussSeidelApplies) {
     // A few power iterations tell how fast this graph mixes. Where power iteration will be done
@@ -174,8 +193,8 @@ function powerIteration(
       teleport,
       dangling,
       options.threads ?? defaultThreads(),
+      options.onIteration,
     );
-    if (options.onIteration !== undefined) run.residuals.forEach((r, i) => options.onIteration!(i + 1, r));
     const scores = run.scores;
     normalise(scores);
     return {

@@ -22,6 +22,7 @@ import { readScores } from '../formats/scores.js';
 import { type BvWriteOptions, writeWebGraph } from '../formats/webgraph-bv-writer.js';
 import { bvFiles } from '../formats/webgraph-bv.js';
 import type { Graph } from '../graph/graph.js';
+import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import { LINK_KINDS, type LinkKind, type Store } from '../store/store.js';
 import type { AppContext } from './context.js';
@@ -47,6 +48,8 @@ export interface ExportInput {
   kinds?: readonly LinkKind[];
   gexfVersion?: GexfVersion;
   bv?: BvWriteOptions;
+  /** Export the host graph: pages collapsed into hosts, links weighted by page-link counts. */
+  hosts?: boolean;
 }
 
 export interface ExportReport {
@@ -59,6 +62,8 @@ export interface ExportReport {
   files: Array<{ path: string; bytes: number }>;
   /** BV only: bits per link of the .graph file. */
   bitsPerLink?: number;
+  /** With hosts: the page links read and those inside one host (dropped). */
+  hosts?: { pageLinks: number; selfLinksDropped: number };
   seconds: number;
 }
 
@@ -69,6 +74,21 @@ export async function exportGraph(input: ExportInput, context: AppContext = {}):
   }
   if ((input.graph === undefined) === (input.db === undefined)) throw new OptionError('graph', 'give either a graph file or --db STORE');
   const started = performance.now();
+  if (input.hosts === true) {
+    const pages = input.graph ?? null;
+    const store = pages === null ? await openStore(input.db!, { create: false }) : null;
+    try {
+      const graph = pages?.graph ?? (await store!.loadGraph(input.kinds ?? LINK_KINDS)).graph;
+      const hosts = hostGraph(graph, pages?.path ?? store!.location);
+      const model = modelOfGraph(hosts.graph, 'host');
+      model.attributes.push({ name: 'pages', type: 'integer', value: (h) => hosts.pages[h]! });
+      await addScores(model, hosts.graph, input.scores ?? [], null, null, context);
+      const report = finish(await write(model, input, context), input, model, pages?.path ?? store!.location, started);
+      return { ...report, hosts: { pageLinks: hosts.pageLinks, selfLinksDropped: hosts.selfLinksDropped } };
+    } finally {
+      await store?.close();
+    }
+  }
   if (input.graph !== undefined) {
     const model = modelOfGraph(input.graph.graph, 'label');
     await addScores(model, input.graph.graph, input.scores ?? [], null, null, context);

@@ -4,6 +4,7 @@
  */
 import { OptionError } from '../errors.js';
 import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
+import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import type { NewRun, Store } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
@@ -88,10 +89,14 @@ export async function withStore<T>(spec: string, work: (store: Store) => Promise
  * closes the store whatever happens.
  */
 export async function withGraph<T>(
-  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean },
+  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean; hosts?: boolean },
   work: (source: GraphSource) => Promise<T>,
   context: AppContext = quietContext,
 ): Promise<T> {
+  if (input.hosts === true) {
+    if (input.save === true) throw new OptionError('--save', 'cannot save host-graph scores as page scores (drop --hosts or --save)');
+    return withGraph({ ...input, hosts: false }, (source) => work(hostGraphSource(source, input.file?.labels)), context);
+  }
   const { path, db } = input;
   if (input.save === true && db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
   if (path !== undefined && db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
@@ -101,6 +106,23 @@ export async function withGraph<T>(
     return work({ ...loaded, store: null, pageIds: null });
   }
   return withStore(db, async (store) => work(await storeGraphSource(store)));
+}
+
+/**
+ * The source's host graph (--hosts): pages collapsed into their URL hosts, links weighted by
+ * page-link counts. Its build report counts the page links: those inside one host as dropped
+ * self-links, the rest merged into host links as duplicates. No page ids: runs are of pages.
+ */
+export function hostGraphSource(source: GraphSource, labelsPath?: string): GraphSource {
+  const started = performance.now();
+  const hosts = hostGraph(source.graph, labelsPath ?? source.path);
+  return {
+    ...source,
+    graph: hosts.graph,
+    pageIds: null,
+    report: { rawEdges: hosts.pageLinks, selfLoopsDropped: hosts.selfLinksDropped, duplicatesDropped: hosts.merged },
+    seconds: source.seconds + (performance.now() - started) / 1000,
+  };
 }
 
 /** Stores a result as a run of the source's store; returns its id (null for a graph file). */

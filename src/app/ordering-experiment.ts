@@ -26,6 +26,8 @@ export interface OrderingInput {
   siteSeed?: number;
   strategies?: CrawlStrategy[];
   updateEvery?: number;
+  /** The site's name in the plots and summary (default: the store, or the generated site's size). */
+  title?: string;
   /** Directory for ordering.csv, the SVG plots and summary.md. */
   out: string;
   /** The command line, for the summary. */
@@ -67,13 +69,14 @@ function generatedGraph(pages: number, seed: number): { graph: Graph; seeds: num
 }
 
 export async function orderingExperiment(input: OrderingInput, context: AppContext = quietContext): Promise<OrderingOutput> {
-  const { graph, seeds, site } = input.db !== undefined ? await storedGraph(input.db, input.seedUrl) : generatedGraph(input.pages ?? 100_000, input.siteSeed ?? 1);
+  const { graph, seeds, site: described } = input.db !== undefined ? await storedGraph(input.db, input.seedUrl) : generatedGraph(input.pages ?? 100_000, input.siteSeed ?? 1);
   const result = runOrderingExperiment(graph, {
     seeds,
     ...(input.strategies === undefined ? {} : { strategies: input.strategies }),
     ...(input.updateEvery === undefined ? {} : { updateEvery: input.updateEvery }),
     onProgress: (message) => context.onProgress?.({ phase: 'ordering', message }),
   });
+  const site = input.title ?? described;
   const files = await writeOrderingReport(result, input.out, site, input.command);
   return { ...result, site, files };
 }

@@ -4,8 +4,10 @@
  * the best pages of a run, the runs themselves (list, delete, export), and two runs compared.
  */
 import { kendallTau, meanRelativeError, spearman, topOverlap } from '../analysis/compare.js';
+import { LIVE_STATE_TOP } from '../crawl/live-state.js';
 import { ExitCode, InputFormatError, WgaError } from '../errors.js';
-import type { LinkRecord, RunRecord, Store } from '../store/store.js';
+import { liveTop } from './live-rank.js';
+import { CRAWL_STATE, type LinkRecord, type RunRecord, type Store } from '../store/store.js';
 
 /** A page named by the user that the store does not have (HTTP: 404). */
 export class PageNotFoundError extends WgaError {
@@ -138,6 +140,11 @@ export async function topPages(store: Store, request: { method: string; run?: nu
   if (request.method === 'opic' && request.run === undefined) {
     const live = await store.liveOpicTop(request.k);
     if (live !== null) return { run: null, live: true, top: live.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) };
+  }
+  // The live PageRank of a running crawl: its last checkpoint's ranking (app/live-rank.ts); after the crawl, its 'live' run.
+  if (request.method === 'live' && request.run === undefined && (await store.crawlState())[CRAWL_STATE.liveRank] !== undefined) {
+    const live = await liveTop(store, { limit: Math.min(request.k, LIVE_STATE_TOP) });
+    if (live.source === 'checkpoint') return { run: null, live: true, top: live.top.map((t) => ({ rank: t.rank, url: t.url, score: t.score })) };
   }
   const run = request.run === undefined ? await store.latestRun(request.method) : await findRun(store, request.run);
   if (run === null) {

@@ -13,6 +13,7 @@ import { checkSharedSettings, DEFAULT_LEASE_MS, DEFAULT_PARTITIONS, SharedCrawle
 import { isPostgresUrl, redactLocation } from '../store/open.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SharedCrawlDb, type SharedInstanceRow, sharedInstances } from '../store/shared-crawl-db.js';
+import { StoreError } from '../store/store.js';
 import type { AppContext } from './context.js';
 
 export interface SharedStartOptions {
@@ -30,11 +31,20 @@ export function requirePostgres(db: string, option: string): void {
   }
 }
 
-/** Opens the store (applying its migrations) and the shared-crawl tables. */
-async function openShared(url: string): Promise<SharedCrawlDb> {
-  const store = await PostgresStore.open(url);
-  await store.close();
-  return SharedCrawlDb.open(url, redactLocation(url));
+/**
+ * The shared-crawl tables of a store. Creating a crawl opens the store first (applying its
+ * migrations, which needs the owner's rights); joining one needs only data rights on the tables.
+ */
+async function openShared(url: string, create: boolean): Promise<SharedCrawlDb> {
+  if (create) {
+    const store = await PostgresStore.open(url);
+    await store.close();
+  }
+  try {
+    return await SharedCrawlDb.open(url, redactLocation(url), { create });
+  } catch (error) {
+    throw new StoreError(redactLocation(url), `cannot open the store: ${(error as Error).message}`);
+  }
 }
 
 /** Creates the shared crawl job in an empty PostgreSQL store, with the seeds holding OPIC's initial cash. */
@@ -47,7 +57,7 @@ export async function startSharedCrawl(url: string, settings: CrawlSettings, opt
   if (!(Number.isInteger(leaseMs) && leaseMs >= 1000)) throw new OptionError('--lease', `expected at least 1000 ms, got ${leaseMs}`);
   if (leaseMs < 3 * settings.checkpointMs) throw new OptionError('--lease', `must be at least three checkpoints (${3 * settings.checkpointMs} ms) so that leases are renewed in time`);
   const seeds = sharedSeeds(settings, partitions);
-  const db = await openShared(url);
+  const db = await openShared(url, true);
   try {
     await db.createJob(JSON.stringify(settings), partitions, leaseMs, seeds);
   } finally {
@@ -58,7 +68,7 @@ export async function startSharedCrawl(url: string, settings: CrawlSettings, opt
 /** Works on the shared crawl in the store until it is finished; at once if it is finished already. */
 export async function joinSharedCrawl(url: string, context: AppContext & { onCheckpoint?: (instance: string) => Promise<void> | void } = {}): Promise<SharedReport> {
   requirePostgres(url, '--join');
-  const db = await openShared(url);
+  const db = await openShared(url, false);
   try {
     return await SharedCrawler.join(db, {
       ...(context.signal === undefined ? {} : { signal: context.signal }),

@@ -21,14 +21,14 @@ export interface GraphInputOptions {
   json?: boolean;
   db?: string;
   save?: boolean;
+  hosts?: boolean;
 }
 
 /** Options of commands that read a graph file or a store. */
 export function addGraphOptions(command: Command): Command {
-  return addGraphFileOptions(command).option(
-    '--db <store>',
-    'read the graph from a store (SQLite file or postgres:// URL) instead of a file',
-  );
+  return addGraphFileOptions(command)
+    .option('--db <store>', 'read the graph from a store (SQLite file or postgres:// URL) instead of a file')
+    .option('--hosts', 'the host graph: pages collapsed into their URL hosts, links weighted by page-link counts');
 }
 
 /** Options describing a graph file. */
@@ -64,7 +64,13 @@ export function progressContext(options: { quiet?: boolean }): { context: AppCon
 export async function withGraph<T>(path: string | undefined, options: GraphInputOptions, work: (source: GraphSource) => Promise<T>): Promise<T> {
   const { context, progress } = progressContext(options);
   return withAppGraph(
-    { path, db: options.db, file: options, ...(options.save === undefined ? {} : { save: options.save }) },
+    {
+      path,
+      db: options.db,
+      file: options,
+      ...(options.save === undefined ? {} : { save: options.save }),
+      ...(options.hosts === true ? { hosts: true } : {}),
+    },
     async (source) => {
       progress.done();
       return work(source);

@@ -126,8 +126,10 @@ export interface LiveReport {
   /** Pushes and links followed by them, in all. */
   pushes: number;
   edgeVisits: number;
-  /** Worker time spent on changes and pushes, ms (the final solve included). */
+  /** Worker time spent on changes and pushes, ms (the final solve included; wall time). */
   busyMs: number;
+  /** CPU time of the worker thread, ms, start-up included (10 ms resolution; NaN off Linux, null in JSON). */
+  cpuMs: number;
   /** Of which the final solve, ms. */
   finalMs: number;
   /** Bytes of the worker's typed arrays. */
@@ -859,6 +861,7 @@ export class Crawler {
       pushes: vector.pushes,
       edgeVisits: vector.edgeVisits,
       busyMs: vector.busyMs,
+      cpuMs: vector.cpuMs,
       finalMs: vector.busyMs - before,
       bytes: vector.bytes,
       errorBound: vector.errorBound,

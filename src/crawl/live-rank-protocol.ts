@@ -39,8 +39,10 @@ export interface LiveVector {
   /** Totals since the worker started. */
   pushes: number;
   edgeVisits: number;
-  /** Time the worker spent applying changes and pushing, ms. */
+  /** Time the worker spent applying changes and pushing, ms (wall time: includes time the thread waited for a core). */
   busyMs: number;
+  /** CPU time of the worker thread since it started, ms (10 ms resolution; NaN off Linux). */
+  cpuMs: number;
   /** Bytes of the worker's typed arrays. */
   bytes: number;
 }

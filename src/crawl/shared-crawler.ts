@@ -23,7 +23,7 @@
 import { hostname as machineName } from 'node:os';
 import { OptionError } from '../errors.js';
 import type { FetchRecord, LinkKind } from '../store/store.js';
-import { type LedgerState, type SharedCheckpoint, type SharedCrawlDb, type SharedJob, type SharedPageRow, LostLeaseError, partitionOf } from '../store/shared-crawl-db.js';
+import { type SharedCheckpoint, type SharedCrawlDb, type SharedJob, type SharedPageRow, LostLeaseError, partitionOf } from '../store/shared-crawl-db.js';
 import { type FetchResult, Fetcher, HTML_TYPES } from './fetcher.js';
 import { type Host, HostTable, RobotsState } from './hosts.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
@@ -792,4 +792,3 @@ export class SharedCrawler {
   }
 }
 
-export type { LedgerState };

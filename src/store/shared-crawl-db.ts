@@ -199,7 +199,11 @@ export class SharedCrawlDb {
     private readonly pool: pg.Pool,
   ) {}
 
-  static async open(url: string, location: string): Promise<SharedCrawlDb> {
+  /**
+   * Opens the shared-crawl tables of a store; `create` adds them when missing (the store's owner
+   * does, when a crawl is created). Joining needs only data rights on them.
+   */
+  static async open(url: string, location: string, options: { create?: boolean } = {}): Promise<SharedCrawlDb> {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     pool.on('error', () => undefined);
     const db = new SharedCrawlDb(location, pool);
@@ -207,7 +211,7 @@ export class SharedCrawlDb {
     const present = await pool.query<{ t: string | null; c: number }>(
       "SELECT to_regclass('shared_transfers')::text AS t, (SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'pages' AND column_name = 'part') AS c",
     );
-    if (present.rows[0]!.t !== null && present.rows[0]!.c > 0) return db;
+    if ((present.rows[0]!.t !== null && present.rows[0]!.c > 0) || options.create !== true) return db;
     await db.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(7244)');
       for (const statement of SHARED_SCHEMA) await client.query(statement);
@@ -235,6 +239,8 @@ export class SharedCrawlDb {
   }
 
   async job(): Promise<SharedJob | null> {
+    const exists = await this.pool.query<{ t: string | null }>("SELECT to_regclass('shared_crawl')::text AS t");
+    if (exists.rows[0]!.t === null) return null;
     const { rows } = await this.pool.query<JobRow>('SELECT * FROM shared_crawl WHERE id = 1');
     return rows.length === 0 ? null : jobFromRow(rows[0]!);
   }
@@ -278,7 +284,7 @@ export class SharedCrawlDb {
   }
 
   async markInstance(id: string, state: 'failed' | 'finished'): Promise<void> {
-    await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = now() WHERE id = $1', [id, state]);
+    await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = clock_timestamp() WHERE id = $1', [id, state]);
     await this.pool.query('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1', [id]);
   }
 
@@ -292,13 +298,16 @@ export class SharedCrawlDb {
         if (result.command !== 'SELECT') rowsWritten += result.rowCount ?? 0;
         return result;
       };
-      const jobRow = await client.query<JobRow>('SELECT * FROM shared_crawl WHERE id = 1 FOR UPDATE');
+      // The lock every checkpoint queues on; then, fencing: every partition written must still be this instance's.
+      // (Statements are merged where they can be: the lock is held for as few round trips as possible.)
+      const jobRow = await client.query<JobRow & { owned: number[] }>(
+        'SELECT j.*, ARRAY(SELECT part FROM shared_partitions WHERE owner = $1) AS owned FROM shared_crawl j WHERE id = 1 FOR UPDATE OF j',
+        [me],
+      );
       if (jobRow.rows.length === 0) throw new StoreError(this.location, 'the shared crawl was deleted (wga reset?)');
       const job = jobFromRow(jobRow.rows[0]!);
       const leaseMs = job.leaseMs;
-      // Fencing: every partition written must still be this instance's.
-      const owned = await client.query<{ part: number }>('SELECT part FROM shared_partitions WHERE owner = $1', [me]);
-      const ownedSet = new Set(owned.rows.map((r) => r.part));
+      const ownedSet = new Set(jobRow.rows[0]!.owned);
       const lost = c.held.filter((p) => !ownedSet.has(p));
       if (lost.length > 0) {
         throw new LostLeaseError(this.location, `this instance (${me}) lost its lease of partition${lost.length > 1 ? 's' : ''} ${lost.slice(0, 10).join(', ')} (it stalled longer than the lease, ${leaseMs} ms); another instance took over; leaving without writing`);
@@ -441,45 +450,42 @@ export class SharedCrawlDb {
       );
       let nextJob = jobFromRow(after.rows[0]!);
       // Leases: let go, renew, take.
+      // Leases: let go (all of them at the end), renew the others.
       const released = new Set(c.release);
-      if (c.release.length > 0 || c.finishing) {
-        await run('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1 AND (part = ANY($2::int[]) OR $3)', [me, c.release, c.finishing]);
-      }
-      const keep = c.finishing ? [] : c.held.filter((p) => !released.has(p));
-      await client.query(`UPDATE shared_partitions SET lease_until = now() + $2 * interval '1 millisecond' WHERE owner = $1`, [me, leaseMs]);
-      const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
       await run(
-        `UPDATE shared_instances SET heartbeat = now(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
-           transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7 WHERE id = $1`,
-        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs],
+        `UPDATE shared_partitions SET
+           owner = CASE WHEN part = ANY($2::int[]) OR $3 THEN NULL ELSE owner END,
+           lease_until = CASE WHEN part = ANY($2::int[]) OR $3 THEN NULL ELSE clock_timestamp() + $4 * interval '1 millisecond' END
+         WHERE owner = $1`,
+        [me, c.release, c.finishing, leaseMs],
       );
+      const keep = c.finishing ? [] : c.held.filter((p) => !released.has(p));
+      const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
       const acquired: number[] = [];
       const letGo: number[] = [];
       if (!c.finishing && nextJob.status === 'running') {
-        const alive = await client.query<{ id: string; state: string }>(
-          `SELECT id, state FROM shared_instances WHERE state IN ('working', 'waiting') AND heartbeat > now() - $1 * interval '1 millisecond'`,
+        const census = await client.query<{ free: number; alive: Array<{ id: string; state: string }> }>(
+          `SELECT (SELECT count(*)::bigint FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND unread > 0) AS free,
+                  coalesce((SELECT json_agg(json_build_object('id', id, 'state', state)) FROM shared_instances
+                            WHERE state IN ('working', 'waiting') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond'), '[]'::json) AS alive`,
           [leaseMs],
         );
-        const others = alive.rows.filter((r) => r.id !== me);
+        const others = census.rows[0]!.alive.filter((r) => r.id !== me);
         const waiters = others.filter((r) => r.state === 'waiting').length;
         const fair = Math.ceil(job.partitions / (others.length + 1));
         let want = fair - keep.length;
         if (c.waiting) {
           // An instance with nothing to do takes its part of the free partitions that have work, whatever its share.
-          const free = await client.query<{ n: number }>(
-            'SELECT count(*)::bigint AS n FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND unread > 0',
-          );
-          const waiting = 1 + others.filter((r) => r.state === 'waiting').length;
-          want = Math.max(want, Math.ceil(free.rows[0]!.n / waiting));
+          want = Math.max(want, Math.ceil(Number(census.rows[0]!.free) / (1 + waiters)));
         }
         if (want > 0) {
           const taken = await run(
-            `UPDATE shared_partitions SET owner = $1, lease_until = now() + $2 * interval '1 millisecond'
-             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < now()) AND NOT (part = ANY($3::int[]))
-                            AND ($5 OR unread > 0 OR $6) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
+            `UPDATE shared_partitions SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
+             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND NOT (part = ANY($3::int[]))
+                            AND ($5 OR unread > 0) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
              RETURNING part`,
             // A waiting instance may take back what it let go: it has nothing else to do.
-            [me, leaseMs, [...(c.waiting ? [] : c.avoid), ...keep, ...c.release], want, keep.length < fair, false],
+            [me, leaseMs, [...(c.waiting ? [] : c.avoid), ...keep, ...c.release], want, keep.length < fair],
           );
           for (const row of taken.rows as Array<{ part: number }>) acquired.push(row.part);
         }
@@ -505,6 +511,7 @@ export class SharedCrawlDb {
       const releasing = new Set(c.releasing);
       const receiving = holding.filter((p) => !releasing.has(p));
       const applied: Array<[number, number]> = [];
+      let transfersApplied = 0;
       if (receiving.length > 0) {
         const moved = await run(
           `WITH t AS (DELETE FROM shared_transfers WHERE part = ANY($1::int[]) RETURNING target, amount),
@@ -519,21 +526,27 @@ export class SharedCrawlDb {
           n += row.n;
         }
         rowsWritten += applied.length + n;
-        if (n > 0) await client.query('UPDATE shared_instances SET transfers_applied = transfers_applied + $2 WHERE id = $1', [me, n]);
+        transfersApplied = n;
       }
       if (c.finishing) await applyUnownedTransfers(client);
       // The crawl is over when no page anywhere waits for its first fetch.
-      if (nextJob.status === 'running') {
-        const left = await client.query<{ n: number }>('SELECT coalesce(sum(unread), 0)::bigint AS n FROM shared_partitions');
-        if (left.rows[0]!.n === 0) {
-          const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = now() WHERE id = 1 RETURNING *");
-          nextJob = jobFromRow(done.rows[0]!);
-        }
+      const ends = await client.query<{ left: number; max_id: number }>(
+        'SELECT (SELECT coalesce(sum(unread), 0)::bigint FROM shared_partitions) AS left, (SELECT coalesce(max(id), 0)::bigint FROM pages) AS max_id',
+      );
+      if (nextJob.status === 'running' && Number(ends.rows[0]!.left) === 0) {
+        const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = clock_timestamp() WHERE id = 1 RETURNING *");
+        nextJob = jobFromRow(done.rows[0]!);
       }
-      await client.query('UPDATE shared_instances SET partitions = $2, rows_written = rows_written + $3 WHERE id = $1', [me, holding.length, rowsWritten]);
+      // The instance's heartbeat, state and counters (the heartbeat others judge it by).
+      rowsWritten += 1;
+      await client.query(
+        `UPDATE shared_instances SET heartbeat = clock_timestamp(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
+           transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7, transfers_applied = transfers_applied + $8,
+           partitions = $9, rows_written = rows_written + $10 WHERE id = $1`,
+        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs, transfersApplied, holding.length, rowsWritten],
+      );
       await writeCrawlState(client, nextJob.settings, nextJob);
-      const maxId = await client.query<{ n: number }>('SELECT coalesce(max(id), 0)::bigint AS n FROM pages');
-      return { job: nextJob, assigned, loaded, applied, acquired, letGo, lastSeenId: maxId.rows[0]!.n, rowsWritten, fetchSeqStart };
+      return { job: nextJob, assigned, loaded, applied, acquired, letGo, lastSeenId: Number(ends.rows[0]!.max_id), rowsWritten, fetchSeqStart };
     });
   }
 
@@ -563,16 +576,6 @@ export class SharedCrawlDb {
       await client.query('UPDATE shared_crawl SET run_id = $1 WHERE id = 1', [id]);
       return id;
     });
-  }
-
-  /** Instances still working or waiting with a live heartbeat, other than `me`. */
-  async othersAlive(me: string): Promise<number> {
-    const job = await this.job();
-    const { rows } = await this.pool.query<{ n: number }>(
-      `SELECT count(*)::bigint AS n FROM shared_instances WHERE id <> $1 AND state IN ('working', 'waiting') AND heartbeat > now() - $2 * interval '1 millisecond'`,
-      [me, job?.leaseMs ?? 30_000],
-    );
-    return rows[0]!.n;
   }
 
   /**
@@ -645,7 +648,7 @@ export async function sharedInstances(pool: pg.Pool | pg.Client): Promise<Shared
 async function applyUnownedTransfers(client: pg.PoolClient): Promise<void> {
   await client.query(
     `WITH t AS (DELETE FROM shared_transfers st USING shared_partitions sp
-                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < now()) RETURNING st.target, st.amount),
+                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < clock_timestamp()) RETURNING st.target, st.amount),
           s AS (SELECT target, sum(amount) AS amount FROM t GROUP BY target)
      UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target`,
   );

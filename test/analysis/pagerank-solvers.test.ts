@@ -45,7 +45,7 @@ describe('Gauss-Seidel over SCCs equals power iteration', () => {
   }
 
   it('power iteration gives the same vector on one and two threads (cnr-2000)', async () => {
-    const { graph } = await loadGraph(sharedData('cnr-2000', 'cnr-2000.graph'));
+    const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
     const one = pagerank(graph, { solver: 'power', threads: 1 });
     const two = pagerank(graph, { solver: 'power', threads: 2 });
     assert.equal(one.iterations, 117);

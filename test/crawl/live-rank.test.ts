@@ -16,9 +16,11 @@ import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.j
 import { Website } from '../../src/experiments/website.js';
 import { serveWebsite } from '../../src/experiments/website-server.js';
 import { liveTop } from '../../src/app/live-rank.js';
+import { deleteRun, topPages } from '../../src/app/pages.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { CRAWL_STATE, type Store } from '../../src/store/store.js';
 import { maxAbsDifference, temporaryDirectory } from '../helpers.js';
+import { runCli } from './crawl-fixtures.js';
 
 const dir = temporaryDirectory();
 after(() => dir.cleanup());
@@ -47,7 +49,9 @@ async function assertLiveIsExact(store: Store): Promise<void> {
 describe('live PageRank in a crawl', () => {
   it('ends the first pass with the exact PageRank of the crawled graph, stored as a run and in crawl_state', async () => {
     const server = await serveWebsite(site);
-    const store = SqliteStore.open(newDbPath());
+    const db = newDbPath();
+    const store = SqliteStore.open(db);
+    let best: string[] = [];
     try {
       const report = await Crawler.run(store, settingsFor(server.origin, { liveIntervalMs: 50 }));
       assert.equal(report.stoppedBy, 'done');
@@ -68,6 +72,25 @@ describe('live PageRank in a crawl', () => {
       const view = await liveTop(store, { limit: 10 });
       assert.equal(view.source, 'run');
       assert.deepEqual(view.top.map((t) => t.url), top.map((t) => t.page.url));
+      best = top.map((t) => t.page.url);
+      // The CLI prints the same ranking.
+      const cli = await runCli(['top', '--db', db, '--score', 'live', '--top', '10', '--json']);
+      assert.equal(cli.code, 0, cli.stderr);
+      const json = JSON.parse(cli.stdout) as { source: string; top: Array<{ url: string }> };
+      assert.equal(json.source, 'run');
+      assert.deepEqual(json.top.map((t) => t.url), best);
+      const text = await runCli(['top', '--db', db, '--score', 'live', '--top', '3']);
+      assert.match(text.stdout, /live PageRank of the crawl in .*: run 2, \d+ pages, solved at the end of the crawl/);
+      // The API's /api/top?score=live (app/pages.ts): the run after the crawl; the checkpoint's
+      // ranking when there is no newer run, as while a crawl runs (here: the run deleted).
+      const fromRun = await topPages(store, { method: 'live', k: 10 });
+      assert.equal(fromRun.run?.method, 'live');
+      assert.deepEqual(fromRun.top.map((t) => t.url), best);
+      await deleteRun(store, run.id);
+      const fromCheckpoint = await topPages(store, { method: 'live', k: 10 });
+      assert.equal(fromCheckpoint.run, null);
+      assert.deepEqual(fromCheckpoint.top.map((t) => t.url), best);
+      assert.equal((await liveTop(store, { limit: 10 })).source, 'checkpoint');
     } finally {
       await store.close();
       await server.close();

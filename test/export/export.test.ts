@@ -6,11 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { exportGraph } from '../../src/app/export.js';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { Crawler } from '../../src/crawl/crawler.js';
 import { completeSettings } from '../../src/crawl/settings.js';
 import { Website } from '../../src/experiments/website.js';
@@ -24,7 +26,7 @@ import { pagerank } from '../../src/analysis/pagerank.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { LINK_KINDS } from '../../src/store/store.js';
 import { runCli, serveLogged, type LoggingServer } from '../crawl/crawl-fixtures.js';
-import { oraclesRequired, sharedData, temporaryDirectory } from '../helpers.js';
+import { cacheDirectory, repoRoot, skipOrFail, temporaryDirectory, testData } from '../helpers.js';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -65,11 +67,39 @@ function pythonHas(module: string): boolean {
   return spawnSync(PYTHON, ['-c', `import ${module}`], { encoding: 'utf8' }).status === 0;
 }
 
+/**
+ * DuckDB checks the Parquet files as an independent reader. It is no dependency of wga's (users
+ * don't need it, and the registry here lacks its other platforms' binaries, which npm ci would
+ * demand in the lock file): .ci/run installs it into WGA_DUCKDB_DIR (default: the test cache).
+ */
+function duckDbDirectory(): string {
+  return process.env.WGA_DUCKDB_DIR ?? join(cacheDirectory(), 'duckdb');
+}
+
+/** The part of @duckdb/node-api the test uses. */
+interface DuckDbApi {
+  DuckDBInstance: {
+    create(path: string): Promise<{
+      connect(): Promise<{ runAndReadAll(sql: string): Promise<{ getRowObjects(): unknown[] }>; closeSync?(): void }>;
+      closeSync?(): void;
+    }>;
+  };
+}
+
+async function loadDuckDb(): Promise<DuckDbApi | null> {
+  let entry: string;
+  try {
+    entry = createRequire(join(duckDbDirectory(), 'package.json')).resolve('@duckdb/node-api');
+  } catch {
+    return null;
+  }
+  return (await import(pathToFileURL(entry).href)) as DuckDbApi;
+}
+
 function skipWithout(t: TestContext, modules: string[]): boolean {
   const missing = modules.filter((m) => !pythonHas(m));
   if (missing.length === 0) return false;
-  if (oraclesRequired) assert.fail(`${missing.join(', ')} required (WGA_REQUIRE_ORACLES=1) for ${PYTHON}`);
-  t.skip(`${PYTHON} lacks ${missing.join(', ')} (apt-get install python3-networkx python3-igraph)`);
+  skipOrFail(t, 'oracles', `${PYTHON} lacks ${missing.join(', ')} (apt-get install python3-networkx python3-igraph)`);
   return true;
 }
 
@@ -92,8 +122,21 @@ let db: string;
 before(async () => {
   const siteA = new Website({ pages: 30, seed: 7 });
   const siteB = new Website({ pages: 20, seed: 8 });
+  const siteC = new Website({ pages: 10, seed: 9 });
+  // Three hosts: a.test links to b.test, b.test to c.test and back to a.test, c.test to a.test.
+  const addLinks = (answer: ReturnType<Website['answer']>, hrefs: string[]): ReturnType<Website['answer']> => ({
+    ...answer,
+    body: answer.body.replace('</ul>', `${hrefs.map((h) => `<li><a href="${h}">${h}</a></li>`).join('\n')}\n</ul>`),
+  });
   server = await serveLogged((path, host) => {
-    if (host.startsWith('b.test:')) return siteB.answer(path);
+    if (host.startsWith('b.test:')) {
+      const answer = siteB.answer(path);
+      return path === '/' ? addLinks(answer, [`http://c.test:${server.port}/`, `http://a.test:${server.port}${Website.path(2)}`]) : answer;
+    }
+    if (host.startsWith('c.test:')) {
+      const answer = siteC.answer(path);
+      return path === '/' || path === Website.path(1) ? addLinks(answer, [`http://a.test:${server.port}${Website.path(5)}`, `http://a.test:${server.port}/`]) : answer;
+    }
     const answer = siteA.answer(path);
     if (path !== '/') return answer;
     const extra =
@@ -113,7 +156,7 @@ before(async () => {
       completeSettings({
         seeds: [`http://a.test:${server.port}/`],
         allowIp: ['127.0.0.1/32'],
-        resolve: { 'a.test': '127.0.0.1', 'b.test': '127.0.0.1' },
+        resolve: { 'a.test': '127.0.0.1', 'b.test': '127.0.0.1', 'c.test': '127.0.0.1' },
         delayMs: 0,
         fences: ['/calendar/'],
         hosts: 'any',
@@ -223,13 +266,18 @@ describe('wga export of a crawl store', () => {
     assert.equal(run.stdout.trim(), `${report.pages} ${report.links}`);
   });
 
-  it('parquet: DuckDB reads the pages and links tables, and its join gives wga\'s degrees', async () => {
+  it('parquet: DuckDB reads the pages and links tables, and its join gives wga\'s degrees', async (t) => {
+    const duckdb = await loadDuckDb();
+    if (duckdb === null) {
+      skipOrFail(t, 'oracles', `DuckDB's node API is missing: npm install --prefix ${duckDbDirectory()} @duckdb/node-api@1.5.6-r.1 (or set WGA_DUCKDB_DIR)`);
+      return;
+    }
     const out = join(dir.path, 'crawl-parquet');
     const report = await exportGraph({ db, format: 'parquet', out, scores: ['pagerank', 'indegree', 'outdegree'] });
     const expected = storeTables();
     assert.equal(report.pages, expected.urls.size);
     assert.equal(report.links, expected.links.size);
-    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { DuckDBInstance } = duckdb;
     const instance = await DuckDBInstance.create(':memory:');
     const duck = await instance.connect();
     try {
@@ -255,8 +303,8 @@ describe('wga export of a crawl store', () => {
       const typed = await rows(`SELECT ps.url AS s, pt.url AS t, l.type, l.nofollow FROM '${links}' l JOIN '${pages}' ps ON ps.id = l.src JOIN '${pages}' pt ON pt.id = l.dst`);
       assert.deepEqual(new Map(typed.map((r) => [`${String(r.s)} ${String(r.t)}`, { type: r.type, nofollow: r.nofollow }])), expected.links);
     } finally {
-      duck.closeSync();
-      instance.closeSync();
+      duck.closeSync?.();
+      instance.closeSync?.();
     }
   });
 
@@ -267,6 +315,64 @@ describe('wga export of a crawl store', () => {
     const fromBv = JSON.parse((await runCli(['stats', base, '--labels', `${base}.labels`, '--json', '-q'])).stdout) as Record<string, unknown>;
     for (const key of ['nodes', 'edges', 'danglingNodes', 'scc', 'unreferencedNodes', 'maxInDegree', 'maxOutDegree']) {
       assert.deepEqual(fromBv[key], fromStore[key], key);
+    }
+  });
+
+  it('--hosts: host counts and weights equal a count of the stored links by SQL', async (t) => {
+    const sql = new Database(db, { readonly: true });
+    const expected = new Map<string, number>();
+    let inside = 0;
+    const pagesPerHost = new Map<string, number>();
+    try {
+      for (const { host } of sql.prepare('SELECT host FROM pages').all() as Array<{ host: string }>) pagesPerHost.set(host, (pagesPerHost.get(host) ?? 0) + 1);
+      // The graph commands' links: anchors and redirects, one per page pair, no self-links.
+      const pairs = sql
+        .prepare(
+          `SELECT DISTINCT ps.host AS a, pt.host AS b, l.source, l.target FROM links l
+           JOIN pages ps ON ps.id = l.source JOIN pages pt ON pt.id = l.target
+           WHERE l.kind IN (0, 1) AND l.source <> l.target`,
+        )
+        .all() as Array<{ a: string; b: string }>;
+      for (const { a, b } of pairs) {
+        if (a === b) inside++;
+        else expected.set(`${a} ${b}`, (expected.get(`${a} ${b}`) ?? 0) + 1);
+      }
+    } finally {
+      sql.close();
+    }
+    assert.equal(pagesPerHost.size, 3, 'three hosts crawled');
+    assert.ok(expected.size >= 4, 'links between the hosts');
+    const out = join(dir.path, 'hosts.tsv');
+    const report = await exportGraph({ db, format: 'tsv', out, hosts: true, kinds: ['anchor', 'redirect'] });
+    assert.equal(report.pages, 3);
+    assert.equal(report.hosts!.selfLinksDropped, inside);
+    const written = new Map(
+      readFileSync(out, 'utf8').trim().split('\n').map((line) => {
+        const [a, b, w] = line.split('\t');
+        return [`${a} ${b}`, Number(w)] as [string, number];
+      }),
+    );
+    assert.deepEqual(written, expected);
+    const stats = JSON.parse((await runCli(['stats', '--db', db, '--hosts', '--json', '-q'])).stdout) as Record<string, number>;
+    assert.equal(stats.nodes, 3);
+    assert.equal(stats.edges, expected.size);
+    assert.equal(stats.selfLoopsDropped, inside);
+    const parquet = join(dir.path, 'hosts-parquet');
+    await exportGraph({ db, format: 'parquet', out: parquet, hosts: true, kinds: ['anchor', 'redirect'] });
+    const duckdb = await loadDuckDb();
+    if (duckdb === null) {
+      skipOrFail(t, 'oracles', `DuckDB's node API is missing: npm install --prefix ${duckDbDirectory()} @duckdb/node-api@1.5.6-r.1 (or set WGA_DUCKDB_DIR)`);
+      return;
+    }
+    const { DuckDBInstance } = duckdb;
+    const instance = await DuckDBInstance.create(':memory:');
+    const duck = await instance.connect();
+    try {
+      const rows = (await duck.runAndReadAll(`SELECT host, pages FROM '${join(parquet, 'pages.parquet')}'`)).getRowObjects() as Array<Record<string, unknown>>;
+      assert.deepEqual(new Map(rows.map((r) => [r.host as string, r.pages as number])), pagesPerHost);
+    } finally {
+      duck.closeSync?.();
+      instance.closeSync?.();
     }
   });
 
@@ -285,8 +391,8 @@ describe('wga export of a crawl store', () => {
 });
 
 describe('wga export of hollins.edu', () => {
-  const edges = sharedData('hollins', 'hollins.edges.txt');
-  const urls = sharedData('hollins', 'hollins.urls.txt');
+  const edges = testData('hollins', 'hollins.edges.txt');
+  const urls = testData('hollins', 'hollins.urls.txt');
   for (const [format, modes] of [
     ['gexf', ['gexf']],
     ['graphml', ['graphml', 'igraph']],
@@ -317,6 +423,43 @@ describe('wga export of hollins.edu', () => {
       }
     });
   }
+});
+
+describe("docs/export.md's DuckDB lines", () => {
+  it('load the Parquet tables of hollins.edu and compute wga\'s PageRank in SQL', async (t) => {
+    const duckdb = await loadDuckDb();
+    if (duckdb === null) {
+      skipOrFail(t, 'oracles', `DuckDB's node API is missing: npm install --prefix ${duckDbDirectory()} @duckdb/node-api@1.5.6-r.1 (or set WGA_DUCKDB_DIR)`);
+      return;
+    }
+    const doc = readFileSync(join(repoRoot, 'docs', 'export.md'), 'utf8');
+    const block = /```sql\n([\s\S]*?)```/.exec(doc);
+    assert.ok(block !== null, 'docs/export.md has an sql block');
+    const out = join(dir.path, 'hollins-parquet');
+    const loaded = await loadGraph(testData('hollins', 'hollins.edges.txt'), { labelsPath: testData('hollins', 'hollins.urls.txt') });
+    await exportGraph({ graph: loaded, format: 'parquet', out });
+    // A file graph's pages are named by 'label' where a store's have 'url'.
+    const sql = block[1]!.replaceAll("'crawl/", `'${out}/`).replaceAll('p.url', 'p.label');
+    const { DuckDBInstance } = duckdb;
+    const instance = await DuckDBInstance.create(':memory:');
+    const duck = await instance.connect();
+    try {
+      let last: Array<Record<string, unknown>> = [];
+      for (const statement of sql.split(';').map((x) => x.trim()).filter((x) => x !== '')) last = (await duck.runAndReadAll(statement)).getRowObjects() as Array<Record<string, unknown>>;
+      assert.equal(last.length, 10);
+      const ranks = (await duck.runAndReadAll('SELECT id, rank FROM pr ORDER BY id')).getRowObjects() as Array<Record<string, unknown>>;
+      assert.equal(ranks.length, 6012);
+      const scores = pagerank(loaded.graph, { tolerance: 1e-12 }).scores;
+      for (const row of ranks) {
+        const expected = scores[row.id as number]!;
+        assert.ok(Math.abs((row.rank as number) - expected) <= 1e-6 * expected, `page ${String(row.id)}: ${String(row.rank)} vs ${expected}`);
+      }
+      assert.equal(last[0]!.label, loaded.graph.labels.label(scores.indexOf(Math.max(...scores))));
+    } finally {
+      duck.closeSync?.();
+      instance.closeSync?.();
+    }
+  });
 });
 
 describe('XML-hostile strings', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BitWriter, gammaLength, zetaLength } from '../../src/formats/bit-writer.js';
@@ -8,7 +8,8 @@ import { type BvRows, writeWebGraph } from '../../src/formats/webgraph-bv-writer
 import { OptionError } from '../../src/errors.js';
 import { Random } from '../../src/util/random.js';
 import { BitWriter as ReferenceBitWriter } from '../bv-encoder.js';
-import { sharedData, temporaryDirectory } from '../helpers.js';
+import { temporaryDirectory, testData } from '../helpers.js';
+import { runCli } from '../crawl/crawl-fixtures.js';
 
 /**
  * An independent BVGraph decoder written for these tests from the format's
@@ -236,8 +237,8 @@ describe('WebGraph BVGraph writer', () => {
     assert.deepEqual(rows.targets, targets);
   });
 
-  const cnr = sharedData('cnr-2000', 'cnr-2000');
-  it('round-trips cnr-2000: every successor list identical, bits per link near LAW\'s 2.897', { skip: existsSync(`${cnr}.graph`) ? false : 'cnr-2000 not in ../shared/data' }, async () => {
+  const cnr = testData('cnr-2000', 'cnr-2000');
+  it('round-trips cnr-2000: every successor list identical, bits per link near LAW\'s 2.897', async () => {
     const original = parseProperties(readFileSync(`${cnr}.properties`, 'latin1'));
     const properties = bvPropertiesFrom(original, `${cnr}.properties`);
     const rows = decodeBvGraph(readFileSync(`${cnr}.graph`), properties, { graph: `${cnr}.graph`, properties: `${cnr}.properties` });
@@ -272,5 +273,21 @@ describe('WebGraph BVGraph writer', () => {
       assert.equal(written.get(key), original.get(key), key);
     }
     process.stdout.write(`# cnr-2000: ${report.bitsPerLink.toFixed(3)} bits/link (LAW ${law}), ${report.bytes.graph} bytes\n`);
+  });
+
+  it('wga export --format bv of cnr-2000 gives the same stats and PageRank top pages as the original', { skip: existsSync(`${cnr}.graph`) ? false : 'cnr-2000 not in ../shared/data' }, async () => {
+    const base = join(directory.path, 'cnr-cli');
+    const exported = await runCli(['export', cnr, '--format', 'bv', '--out', base, '--json', '-q']);
+    assert.equal(exported.code, 0, exported.stderr);
+    const keys = ['nodes', 'edges', 'danglingNodes', 'scc', 'unreferencedNodes', 'isolatedNodes', 'maxInDegree', 'maxOutDegree'];
+    const stats = async (path: string): Promise<Record<string, unknown>> => {
+      const result = await runCli(['stats', path, '--json', '-q']);
+      assert.equal(result.code, 0, result.stderr);
+      const json = JSON.parse(result.stdout) as Record<string, unknown>;
+      return Object.fromEntries(keys.map((k) => [k, json[k]]));
+    };
+    assert.deepEqual(await stats(base), await stats(cnr));
+    const top = async (path: string): Promise<unknown> => (JSON.parse((await runCli(['rank', path, '--top', '20', '--json', '-q'])).stdout) as { top: unknown }).top;
+    assert.deepEqual(await top(base), await top(cnr));
   });
 });

@@ -7,12 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Website } from '../../src/experiments/website.js';
 import { serveWebsite, type ServedWebsite } from '../../src/experiments/website-server.js';
-import { temporaryDirectory } from '../helpers.js';
-import { browserMissing, browserRequired, launchBrowser, type RunningServer, startServer, until, wgaJson } from './harness.js';
+import { missingToolTest, temporaryDirectory } from '../helpers.js';
+import { browserMissing, launchBrowser, type RunningServer, startServer, until, wgaJson } from './harness.js';
 
 /** The demo's fence around its spider trap (src/cli/commands/demo.ts). */
 const TRAP_FENCE = '/calendar/[0-9]{2,}\\.html$';
@@ -49,10 +50,8 @@ function relativeDifference(a: number, b: number): number {
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
 }
 
-if (missing !== null && !browserRequired) {
-  describe('the GUI in Chromium', () => it(`skipped: ${missing}`, { skip: missing }, () => undefined));
-} else if (missing !== null) {
-  describe('the GUI in Chromium', () => it('finds Chromium', () => assert.fail(`Chromium is required (WGA_REQUIRE_BROWSER=1): ${missing}`)));
+if (missing !== null) {
+  describe('the GUI in Chromium', () => missingToolTest('drives Chromium', 'browser', missing));
 } else {
   describe('the GUI in Chromium', { timeout: 600_000 }, () => {
     let browser: Browser;
@@ -98,6 +97,12 @@ if (missing !== null && !browserRequired) {
         return [post.status, del.status];
       });
       assert.deepEqual(statuses, [403, 403]);
+      // A bad setting is refused with the server's message naming it, shown in the form.
+      await page.fill('textarea[name=seeds]', `${site.origin}/`);
+      await page.fill('textarea[name=fence]', '(unclosed');
+      await page.click('button[name=start]');
+      await page.waitForSelector('form .notice.error');
+      assert.match((await page.textContent('form .notice.error')) ?? '', /fence/);
       const info = await (await fetch(`${server.origin}/api/info`)).json() as { counts: { pages: number }; crawl: { running: boolean } };
       assert.equal(info.counts.pages, 0, 'nothing was crawled');
       assert.equal(info.crawl.running, false);
@@ -173,6 +178,24 @@ if (missing !== null && !browserRequired) {
       assert.equal(await page.locator('[data-rank-result] svg.error-bars rect').count(), 10);
     });
 
+    it('runs restricted PageRank (the pages within two clicks of the home page) as wga rank --root --max-level', async () => {
+      await page.goto(`${server.origin}/rank`);
+      await page.selectOption('select[name=method]', 'pagerank');
+      await page.fill('textarea[name=root]', `${site.origin}/`);
+      await page.fill('input[name=maxLevel]', '2');
+      await page.fill('input[name=top]', '5');
+      await page.click('button[name=run]');
+      await page.waitForSelector('[data-rank-result] table', { timeout: 120_000 });
+      const rows = await tableRows(page, '[data-rank-result]');
+      const cli = await wgaJson<RankJson & { restricted: { nodes: number } }>(['rank', '--db', db, '--method', 'pagerank', '--root', `${site.origin}/`, '--max-level', '2', '--top', '5']);
+      assert.equal(rows.length, 5);
+      rows.forEach((row, i) => {
+        assert.equal(row[2], cli.top[i]!.label);
+        assert.ok(relativeDifference(Number(row[1]), cli.top[i]!.score) < 1e-3);
+      });
+      assert.match((await page.textContent('[data-fact="restricted to"]')) ?? '', new RegExp(`^${cli.restricted.nodes.toLocaleString('en-US')} pages within 2 clicks`));
+    });
+
     it('lists the stored runs and compares two as wga compare does', async () => {
       await page.goto(`${server.origin}/rank`);
       await page.waitForSelector('button[name=compare]');
@@ -245,6 +268,19 @@ if (missing !== null && !browserRequired) {
       await page.waitForSelector('[data-tree-list] li');
     });
 
+    it("exports a run's scores as TSV, best first", async () => {
+      await page.goto(`${server.origin}/data`);
+      await page.waitForSelector('select[name=run] option[value]:not([value=""])', { state: 'attached' });
+      const run = await page.inputValue('select[name=run]');
+      const href = await page.getAttribute('a[data-export]', 'href');
+      assert.equal(href, `/api/runs/${run}/scores`);
+      const text = await page.evaluate(async (url) => (await fetch(url)).text(), href!);
+      const lines = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+      const top = (await (await fetch(`${server.origin}/api/runs/${run}?top=3`)).json()) as { top: Array<{ url: string; score: number }> };
+      assert.deepEqual(lines.slice(0, 3).map((line) => line.split('\t')[0]), top.top.map((t) => t.url));
+      assert.ok(lines.length > 250, `every page's score: ${lines.length} lines`);
+    });
+
     it('deletes all the data only after the confirmation', async () => {
       await page.goto(`${server.origin}/data`);
       await page.click('button[name=reset]');
@@ -260,6 +296,18 @@ if (missing !== null && !browserRequired) {
       assert.equal(info.counts.runs, 0);
       assert.equal(await page.textContent('[data-fact=pages]'), '0');
       assert.deepEqual(dialogs, [], 'no browser dialog was opened');
+    });
+
+    it('imports a graph file uploaded from the Data view', async () => {
+      const file = join(dir.path, 'triangle.tsv');
+      writeFileSync(file, 'http://a.example/\thttp://b.example/\nhttp://b.example/\thttp://c.example/\nhttp://c.example/\thttp://a.example/\nhttp://c.example/\thttp://b.example/\n');
+      await page.goto(`${server.origin}/data`);
+      await page.setInputFiles('input[name=file]', file);
+      await page.click('button[name=import]');
+      await page.waitForSelector('[data-import-result] .notice.ok', { timeout: 60_000 });
+      assert.match((await page.textContent('[data-import-result]')) ?? '', /3 pages and 4 links added/);
+      const info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; links: number } };
+      assert.deepEqual([info.counts.pages, info.counts.links], [3, 4]);
     });
   });
 }

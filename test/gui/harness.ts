@@ -91,12 +91,12 @@ export async function wga(args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-/** Polls `condition` every 100 ms until it holds, at most `ms` (bounded, never a timed assert). */
-export async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+/** Polls `condition` every `everyMs` (100) until it holds, at most `ms` (bounded, never a timed assert). */
+export async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string, everyMs = 100): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
     if (await condition()) return;
     if (Date.now() > end) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

@@ -10,8 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { temporaryDirectory } from '../helpers.js';
-import { browserMissing, browserRequired, launchBrowser, type RunningServer, startServer, wga } from './harness.js';
+import { missingToolTest, temporaryDirectory } from '../helpers.js';
+import { browserMissing, launchBrowser, type RunningServer, startServer, wga } from './harness.js';
 import { PAYLOADS, serveHostileSite } from './hostile-site.js';
 
 const missing = browserMissing();
@@ -41,10 +41,8 @@ async function evidence(page: Page): Promise<Evidence> {
   });
 }
 
-if (missing !== null && !browserRequired) {
-  describe('hostile content in the GUI', () => it(`skipped: ${missing}`, { skip: missing }, () => undefined));
-} else if (missing !== null) {
-  describe('hostile content in the GUI', () => it('finds Chromium', () => assert.fail(`Chromium is required (WGA_REQUIRE_BROWSER=1): ${missing}`)));
+if (missing !== null) {
+  describe('hostile content in the GUI', () => missingToolTest('drives Chromium', 'browser', missing));
 } else {
   describe('hostile content in the GUI', { timeout: 300_000 }, () => {
     let browser: Browser;

@@ -136,6 +136,44 @@ export function storeSuite(backend: Backend): void {
       });
     });
 
+    it('reads every page and typed link back in batches, in id and (source, target, kind) order', async () => {
+      const store = await backend.open();
+      try {
+        const urls = Array.from({ length: 25 }, (_, i) => `http://b${i % 3}.example/p${i}`);
+        const ids = await store.addPages(urls, urls, 1);
+        await store.recordFetch(ids[0]!, { status: 200, contentType: 'text/html', fetchedAt: 1_700_000_000_000, size: 10, title: 'T & "x"', error: null });
+        const kinds = ['anchor', 'redirect', 'canonical'] as const;
+        const links = [];
+        for (let i = 0; i < 60; i++) {
+          links.push({ source: ids[(i * 7) % 25]!, target: ids[(i * 11 + 3) % 25]!, kind: kinds[i % 3]!, nofollow: i % 4 === 0 });
+        }
+        await store.addLinks(links);
+        const pages = [];
+        for await (const batch of store.pageBatches(4)) {
+          assert.ok(batch.length <= 4);
+          pages.push(...batch);
+        }
+        assert.deepEqual(pages.map((p) => p.id), [...ids].sort((a, b) => a - b));
+        const first = pages.find((p) => p.id === ids[0])!;
+        assert.equal(first.title, 'T & "x"');
+        assert.equal(first.status, 200);
+        assert.equal(first.depth, 1);
+        const read = [];
+        for await (const batch of store.linkBatches(7)) read.push(...batch);
+        const key = (l: { source: number; target: number; kind: string }): string => `${l.source} ${l.target} ${kinds.indexOf(l.kind as never)}`;
+        const unique = new Map(links.map((l) => [key(l), l]));
+        assert.equal(read.length, unique.size);
+        for (const l of read) assert.deepEqual(l, unique.get(key(l)));
+        const order = (l: { source: number; target: number; kind: string }): number[] => [l.source, l.target, kinds.indexOf(l.kind as never)];
+        for (let i = 1; i < read.length; i++) {
+          const [a, b] = [order(read[i - 1]!), order(read[i]!)];
+          assert.ok(a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! < b[2]!))), 'ordered');
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
     it('stores and finds hostile URLs exactly as given (parameters only, never SQL text)', async () => {
       const store = await backend.open();
       try {

@@ -35,6 +35,12 @@ const TABS: Array<[string, string, string]> = [
   ['data', '/data', 'Data'],
 ];
 
+let summaryTimer: ReturnType<typeof setTimeout> | undefined;
+
+function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** The store's size in the header; views call it after changing the data. */
 export async function refreshSummary(): Promise<void> {
   const box = document.getElementById('store-summary');
@@ -42,7 +48,11 @@ export async function refreshSummary(): Promise<void> {
   try {
     const info = await api.get<Info>('/api/info');
     const crawling = info.crawl.running ? ' · crawling' : '';
-    replace(box, h('span', { title: info.store }, `${formatCount(info.counts.pages)} pages · ${formatCount(info.counts.links)} links · ${formatCount(info.counts.runs)} runs${crawling}`));
+    const c = info.counts;
+    replace(box, h('span', { title: info.store }, `${plural(c.pages, 'page')} · ${plural(c.links, 'link')} · ${plural(c.runs, 'run')}${crawling}`));
+    // While a crawl runs the store grows: look again in a few seconds.
+    clearTimeout(summaryTimer);
+    if (info.crawl.running) summaryTimer = setTimeout(() => void refreshSummary(), 3000);
   } catch {
     replace(box, h('span', { class: 'muted' }, 'store unavailable'));
   }

@@ -23,6 +23,7 @@ interface ExperimentOptions {
   pages?: string;
   updateEvery?: string;
   strategies?: string;
+  title?: string;
 }
 
 export function registerExperiment(program: Command): void {
@@ -40,6 +41,7 @@ export function registerExperiment(program: Command): void {
     .option('--pages <n>', 'ordering without --db: pages of the generated site (default: 100000)')
     .option('--update-every <k>', 'ordering: fetches between two live PageRank updates (default: pages / 500)')
     .option('--strategies <list>', `ordering: comma-separated, of ${CRAWL_STRATEGIES.join(', ')} (default: ${ORDERING_STRATEGIES.join(',')})`)
+    .option('--title <text>', "ordering: the site's name in the plots and summary")
     .option('--json', 'print the results as one JSON document')
     .option('-q, --quiet', 'no progress messages on stderr')
     .action(async (name: string, options: ExperimentOptions) => {
@@ -96,7 +98,8 @@ async function ordering(options: ExperimentOptions): Promise<void> {
         ? {}
         : { strategies: options.strategies.split(',').map((text) => choiceOption('--strategies', text.trim(), CRAWL_STRATEGIES, 'greedy')) }),
       out: options.out ?? 'ordering-experiment',
-      command: ['wga experiment ordering', ...process.argv.slice(4)].join(' '),
+      ...(options.title === undefined ? {} : { title: options.title }),
+      command: ['wga experiment ordering', ...process.argv.slice(4).map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`))].join(' '),
     },
     {
       onProgress: (event) => {

@@ -24,6 +24,7 @@ interface ExportOptions {
   maxRefCount?: string;
   json?: boolean;
   quiet?: boolean;
+  hosts?: boolean;
 }
 
 export function registerExport(program: Command): void {
@@ -36,6 +37,7 @@ export function registerExport(program: Command): void {
     .option('--out <path>', 'output file (gexf, graphml, tsv), basename (bv) or directory (parquet)')
     .option('--scores <name...>', "score columns: a stored run's method or run:ID, a score file, or pagerank, scc, indegree, outdegree")
     .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')} (default: all)`)
+    .option('--hosts', 'export the host graph: pages collapsed into their URL hosts, links weighted by page-link counts')
     .option('--gexf-version <v>', 'GEXF version: 1.3 or 1.2draft (for NetworkX) (default: 1.3)')
     .option('--window-size <w>', 'bv: how many previous lists a list may copy from (default: 7)')
     .option('--max-ref-count <r>', 'bv: longest chain of references (default: 3)')
@@ -71,6 +73,7 @@ export function registerExport(program: Command): void {
           out: options.out,
           ...(options.scores === undefined ? {} : { scores: options.scores }),
           ...(kinds === undefined ? {} : { kinds }),
+          hosts: options.hosts === true,
           gexfVersion: choiceOption('--gexf-version', options.gexfVersion, ['1.3', '1.2draft'] as const, '1.3'),
           bv: {
             windowSize: integerOption('--window-size', options.windowSize, 7, 0),
@@ -91,6 +94,7 @@ export function registerExport(program: Command): void {
           ['attributes', report.attributes.join(', ')],
           ...report.files.map((f) => ['file', `${f.path} (${megabytes(f.bytes)})`]),
           ...(report.bitsPerLink === undefined ? [] : [['bits per link', report.bitsPerLink.toFixed(3)]]),
+          ...(report.hosts === undefined ? [] : [['host graph', `${count(report.hosts.pageLinks)} page links, ${count(report.hosts.selfLinksDropped)} inside one host dropped`]]),
           ['time', seconds(report.seconds)],
         ]),
       );

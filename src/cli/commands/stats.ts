@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 export { type StatsJson, graphStats, summarise } from '../../app/stats.js';
 import { type StatsJson, stats } from '../../app/stats.js';
+import { sharedCrawlInstances } from '../../app/shared-crawl.js';
+import { printShares } from './crawl-shared.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
 
@@ -37,8 +39,13 @@ export function registerStats(program: Command): void {
   ).action(async (path: string | undefined, options: GraphInputOptions) => {
     await withGraph(path, options, async (source) => {
       const result = await stats(source);
-      if (options.json === true) printJson(result);
-      else printStats(result);
+      // A crawl shared by several instances: each one's share of the pages.
+      const instances = source.store !== null && options.db !== undefined ? await sharedCrawlInstances(options.db) : [];
+      if (options.json === true) printJson(instances.length > 0 ? { ...result, instances } : result);
+      else {
+        printStats(result);
+        if (instances.length > 0) await printShares(options.db!, '\nInstances of the shared crawl');
+      }
     });
   });
 }

@@ -4,6 +4,8 @@
  * reset (the queries of the Web Graph Analyzer paper's GUI, Section 4.5).
  */
 import { createInterface } from 'node:readline/promises';
+import { sharedCrawlInstances } from '../../app/shared-crawl.js';
+import { printShares } from './crawl-shared.js';
 import type { Command } from 'commander';
 import { importGraph, resetStore } from '../../app/data.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
@@ -152,8 +154,10 @@ export function registerStoreCommands(program: Command): void {
         }
         const run = options.run === undefined ? undefined : integerOption('--run', options.run, 0, 1);
         const result = await topPages(store, { method: options.score, run, k });
+        // The live OPIC ranking of a crawl shared by several instances: each one's share of the pages.
+        const instances = result.run === null ? await sharedCrawlInstances(options.db ?? '') : [];
         if (options.json === true) {
-          printJson(result);
+          printJson(instances.length > 0 ? { ...result, instances } : result);
           return;
         }
         if (result.run === null) print(`OPIC estimates of the crawl in ${store.location}, as of its last checkpoint`);
@@ -161,6 +165,7 @@ export function registerStoreCommands(program: Command): void {
         print();
         const head = result.run === null ? 'importance' : 'score';
         print(table([['rank', head, 'page'], ...result.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.url)])], [0]));
+        if (instances.length > 0) await printShares(options.db!, '\nInstances of the shared crawl');
       });
     });
 

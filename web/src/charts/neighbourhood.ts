@@ -52,8 +52,9 @@ export function drawNeighbourhood(container: HTMLElement, n: Neighbourhood, open
   root.append(defs, linkLayer, nodeLayer);
   const lines = links.map(() => svg('line', { 'marker-end': 'url(#arrow)' }));
   linkLayer.append(...lines);
-  const circles = nodes.map((node) => {
-    const radius = node.id === n.center ? 10 : 4 + Math.min(6, Math.log2(1 + node.degree));
+  const radii = nodes.map((node) => (node.id === n.center ? 10 : 4 + Math.min(6, Math.log2(1 + node.degree))));
+  const circles = nodes.map((node, i) => {
+    const radius = radii[i]!;
     const circle = svg('circle', { r: radius, fill: statusColour(node.status), stroke: node.id === n.center ? '#1d2330' : '#fff', 'stroke-width': node.id === n.center ? 2.5 : 1, 'data-url': node.url }, svg('title', undefined, node.title === null ? node.url : `${node.title}\n${node.url}`));
     circle.style.cursor = 'pointer';
     circle.addEventListener('click', () => open(node.url));
@@ -91,7 +92,7 @@ export function drawNeighbourhood(container: HTMLElement, n: Neighbourhood, open
       const y = clamp(node.y ?? 0, height);
       circles[i]!.setAttribute('cx', String(x));
       circles[i]!.setAttribute('cy', String(y));
-      labels[i]!.setAttribute('x', String(x + (node.id === n.center ? 14 : 8)));
+      labels[i]!.setAttribute('x', String(x + radii[i]! + 3));
       labels[i]!.setAttribute('y', String(y + 4));
     });
   };

@@ -124,9 +124,14 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
   const times: number[] = [];
   const fetched: number[] = [];
   let lastKey = '';
+  let lastTop = '';
 
   const render = (s: CrawlStatus): void => {
-    for (const [, key, value] of COUNTERS) counters.get(key)!.textContent = value(s);
+    for (const [, key, value] of COUNTERS) {
+      const text = value(s);
+      const box = counters.get(key)!;
+      if (box.textContent !== text) box.textContent = text;
+    }
     const who = s.owner === 'other' ? ' (by another process on this store)' : '';
     state.textContent = s.running
       ? `Crawling${who}: ${((s.elapsedMs ?? 0) / 1000).toFixed(0)} s, ${formatCount(s.fetches)} fetches.`
@@ -137,12 +142,17 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
     start.disabled = s.running;
     resume.disabled = s.running;
     stop.disabled = !(s.running && s.owner === 'server');
-    replace(
+    // Only what changed is redrawn: a page left open on a long crawl should cost the crawl nothing.
+    const topKey = JSON.stringify(s.top);
+    if (topKey !== lastTop) {
+      lastTop = topKey;
+      replace(
       topBox,
       s.top.length === 0
         ? h('p', { class: 'muted' }, 'No pages yet.')
         : table(['#', 'importance', 'page'], s.top.map((t, i) => [String(i + 1), formatScore(t.importance), pageLink(t.url)]), [0, 1]),
-    );
+      );
+    }
     if (s.error !== null) replace(message, notice('error', s.error.message));
     if (s.startedAt !== null && s.counters !== null && s.elapsedMs !== null && (s.running || lastKey === String(s.startedAt))) {
       const key = String(s.startedAt);
@@ -159,7 +169,8 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
         chart.set([times, fetched]);
       }
     }
-    if (!s.running && s.report !== null) {
+    if (!s.running && s.report !== null && reportBox.dataset.shown !== String(s.report.seconds)) {
+      reportBox.dataset.shown = String(s.report.seconds);
       const r = s.report;
       replace(
         reportBox,

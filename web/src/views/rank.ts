@@ -32,7 +32,7 @@ function rankFields() {
   const montecarlo = [numberField({ name: 'walks', label: 'Walks per page', min: 1, step: 1, placeholder: '1' }), numberField({ name: 'seed', label: 'Random seed', min: 0, step: 1, placeholder: '1' })];
   const personal = [
     linesField({ name: 'teleport', label: 'Personalised: teleport to', help: 'URLs; empty: every page' }),
-    linesField({ name: 'roots', label: 'Restricted: roots', help: 'rank only pages within max level clicks of these' }),
+    linesField({ name: 'root', label: 'Restricted: roots', help: 'rank only pages within max level clicks of these' }),
     numberField({ name: 'maxLevel', label: 'Max level', min: 0, step: 1, placeholder: '3' }),
   ];
   const opic = [
@@ -144,10 +144,12 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     bar.classList.add('hidden');
     for (const [i, r] of job.residuals) addResidual(i, r);
     if (iterations.length > 0) plot();
+    else if (job.result?.montecarlo) replace(curveBox, h('p', { class: 'muted' }, 'Monte Carlo has no iterations to plot: its precision is the standard deviation of each score, shown as error bars with the result.'));
     if (job.state === 'done' && job.result !== null) {
       progressLine.textContent = `Done in ${(((job.finishedAt ?? job.startedAt) - job.startedAt) / 1000).toFixed(2)} s.`;
       showResult(resultBox, job.result);
       void loadRuns();
+      window.dispatchEvent(new Event('wga:data-changed'));
     } else if (job.error !== null) {
       progressLine.textContent = '';
       replace(message, notice('error', job.error.message));
@@ -173,7 +175,9 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     replace(resultBox);
     iterations.length = 0;
     residuals.length = 0;
-    chart?.set([[], []]);
+    chart?.destroy();
+    chart = null;
+    replace(curveBox);
     progressLine.textContent = 'Starting…';
     const body = readFields([f.method, ...f.common, f.save]);
     const m = String(body.method);
@@ -228,7 +232,7 @@ function showResult(box: HTMLElement, r: RankResult): void {
     [mc !== null ? 'walks per page' : 'iterations', String(r.iterations)],
     [mc !== null ? 'largest relative error (top)' : r.opic ? 'error factor 1/G' : 'residual', formatScore(r.residual)],
   ];
-  if (r.converged !== undefined && r.converged !== null) facts.push(['converged', r.converged ? 'yes' : 'no']);
+  if (mc === null && r.converged !== undefined && r.converged !== null) facts.push(['converged', r.converged ? 'yes' : 'no']);
   if (r.restricted) facts.push(['restricted to', `${formatCount(r.restricted.nodes)} pages within ${r.restricted.maxLevel ?? '∞'} clicks`]);
   if (r.run !== null) facts.push(['stored as run', String(r.run)]);
   const headers = mc !== null ? ['#', 'score', '± std. dev.', 'rel. error', 'page'] : ['#', 'score', 'page'];
@@ -283,6 +287,7 @@ function showRuns(box: HTMLElement, compareBox: HTMLElement, runs: RunInfo[], re
         if (!yes) return;
         try {
           await api.delete(`/api/runs/${r.id}`);
+          window.dispatchEvent(new Event('wga:data-changed'));
           await reload();
         } catch (error) {
           replace(topBox, notice('error', error instanceof Error ? error.message : String(error)));

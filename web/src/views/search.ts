@@ -47,6 +47,8 @@ export async function searchView(root: HTMLElement, query: URLSearchParams): Pro
       h('p', { class: 'muted' }, answer.pages.length === limit ? `The first ${limit} pages:` : `${answer.pages.length} page${answer.pages.length === 1 ? '' : 's'}:`),
       answer.pages.length === 0 ? null : table(['status', 'URL', 'title'], rows),
     );
+    const statusHeader = results.querySelector('th');
+    if (statusHeader !== null) statusHeader.style.width = '5rem';
   } catch (error) {
     replace(results, notice('error', error instanceof Error ? error.message : String(error)));
   }
