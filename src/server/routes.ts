@@ -14,7 +14,8 @@ import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { CrawlCliOptions } from '../app/crawl.js';
 import { importGraph, resetStore } from '../app/data.js';
-import { crawlTree, directoryTree, neighbourhood, type StoreGraph } from '../app/graph-views.js';
+import { crawlTree, directoryTree, hostGraphView, neighbourhood, type StoreGraph } from '../app/graph-views.js';
+import { hostGraph } from '../graph/hosts.js';
 import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
@@ -332,6 +333,16 @@ export function buildRoutes(server: ServerContext): Hono {
         })();
         return directoryTree(urls, { maxChildren, maxDepth });
       }),
+    );
+  });
+
+  app.get('/api/hosts', async (c) => {
+    const maxHosts = integer(c, 'maxHosts', 1000, 1, 100_000);
+    const maxLinks = integer(c, 'maxLinks', 5000, 0, 1_000_000);
+    return c.json(
+      await server.cache.memo(`hosts\n${maxHosts}\n${maxLinks}`, async (_source, memo) =>
+        hostGraphView(await memo('host-graph', (s) => hostGraph(s.graph, s.path)), { maxHosts, maxLinks }),
+      ),
     );
   });
 
