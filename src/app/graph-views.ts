@@ -7,6 +7,7 @@
 import { inDegrees } from '../analysis/degrees.js';
 import { topK } from '../analysis/top.js';
 import type { Graph } from '../graph/graph.js';
+import type { HostGraph } from '../graph/hosts.js';
 import { CRAWL_STATE, type PageRecord, type Store } from '../store/store.js';
 import { PageNotFoundError } from './pages.js';
 
@@ -244,4 +245,43 @@ export function directoryTree(urls: Iterable<string>, request: { maxChildren: nu
   };
   const tree = convert('', top);
   return { ...tree, truncated };
+}
+
+/** The `hosts` contract: the host graph (pages collapsed into their URL hosts). */
+export interface HostGraphJson {
+  /** Hosts, most pages first (at most `maxHosts`). */
+  nodes: Array<{ host: string; pages: number }>;
+  /** Links between listed hosts (source and target index `nodes`), `links` = page links, most first (at most `maxLinks`). */
+  links: Array<{ source: number; target: number; links: number }>;
+  hosts: number;
+  hostLinks: number;
+  /** Page links inside one host (not in `links`). */
+  selfLinksDropped: number;
+  truncated: boolean;
+}
+
+/** The host graph of a graph with URL labels (graph/hosts.ts), as much as a browser lists. */
+export function hostGraphView(hosts: HostGraph, request: { maxHosts: number; maxLinks: number }): HostGraphJson {
+  const g = hosts.graph;
+  const order = Array.from({ length: g.nodeCount }, (_, h) => h).sort((a, b) => hosts.pages[b]! - hosts.pages[a]! || a - b);
+  const listed = order.slice(0, request.maxHosts);
+  const index = new Map(listed.map((h, i) => [h, i]));
+  const links: HostGraphJson['links'] = [];
+  for (const h of listed) {
+    const targets = g.successors(h);
+    const start = g.outOffsets[h]!;
+    for (let i = 0; i < targets.length; i++) {
+      const t = index.get(targets[i]!);
+      if (t !== undefined) links.push({ source: index.get(h)!, target: t, links: g.outWeights === null ? 1 : g.outWeights[start + i]! });
+    }
+  }
+  links.sort((a, b) => b.links - a.links || a.source - b.source || a.target - b.target);
+  return {
+    nodes: listed.map((h) => ({ host: g.labels.label(h), pages: hosts.pages[h]! })),
+    links: links.slice(0, request.maxLinks),
+    hosts: g.nodeCount,
+    hostLinks: g.edgeCount,
+    selfLinksDropped: hosts.selfLinksDropped,
+    truncated: listed.length < g.nodeCount || links.length > request.maxLinks,
+  };
 }

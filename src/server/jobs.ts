@@ -33,6 +33,8 @@ export interface JobControl {
 
 /** Jobs kept (finished ones beyond this are forgotten, oldest first). */
 const KEEP = 100;
+/** Points of a convergence curve kept: beyond, every other one is dropped (the curve keeps its shape). */
+const MAX_RESIDUALS = 10_000;
 
 export class Job {
   readonly events = new EventEmitter();
@@ -60,7 +62,10 @@ export class Job {
     this.json.progress = event;
     const iteration = event.data?.['iteration'];
     const residual = event.data?.['residual'];
-    if (typeof iteration === 'number' && typeof residual === 'number' && Number.isFinite(residual)) this.json.residuals.push([iteration, residual]);
+    if (typeof iteration === 'number' && typeof residual === 'number' && Number.isFinite(residual)) {
+      this.json.residuals.push([iteration, residual]);
+      if (this.json.residuals.length > MAX_RESIDUALS) this.json.residuals = this.json.residuals.filter((_, i) => i % 2 === 1);
+    }
     this.events.emit('progress', event);
   }
 

@@ -14,7 +14,8 @@ import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { CrawlCliOptions } from '../app/crawl.js';
 import { importGraph, resetStore } from '../app/data.js';
-import { crawlTree, directoryTree, neighbourhood, type StoreGraph } from '../app/graph-views.js';
+import { crawlTree, directoryTree, hostGraphView, neighbourhood, type StoreGraph } from '../app/graph-views.js';
+import { hostGraph } from '../graph/hosts.js';
 import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
@@ -49,6 +50,8 @@ export interface ServerContext {
 
 /** JSON bodies larger than this are refused (uploads of graph files go as raw bodies). */
 const MAX_JSON_BYTES = 1 << 20;
+/** Progress events of a job are sent at most this often (each carries the latest iteration). */
+const PROGRESS_MS = 50;
 /** Largest graph file upload. */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
@@ -333,6 +336,16 @@ export function buildRoutes(server: ServerContext): Hono {
     );
   });
 
+  app.get('/api/hosts', async (c) => {
+    const maxHosts = integer(c, 'maxHosts', 1000, 1, 100_000);
+    const maxLinks = integer(c, 'maxLinks', 5000, 0, 1_000_000);
+    return c.json(
+      await server.cache.memo(`hosts\n${maxHosts}\n${maxLinks}`, async (_source, memo) =>
+        hostGraphView(await memo('host-graph', (s) => hostGraph(s.graph, s.path)), { maxHosts, maxLinks }),
+      ),
+    );
+  });
+
   // ---- jobs ----
   app.post('/api/rank', async (c) => {
     const body = await jsonBody(c);
@@ -421,8 +434,23 @@ export function buildRoutes(server: ServerContext): Hono {
         return;
       }
       await new Promise<void>((resolve) => {
-        const onProgress = (event: unknown): void => void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+        // At most one progress event per PROGRESS_MS (a TrafficRank sweep can take microseconds): the latest.
+        let pending: unknown = null;
+        let timer: NodeJS.Timeout | null = null;
+        const flush = (): void => {
+          timer = null;
+          if (pending === null) return;
+          const event = pending;
+          pending = null;
+          void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+        };
+        const onProgress = (event: unknown): void => {
+          pending = event;
+          if (timer === null) timer = setTimeout(flush, PROGRESS_MS);
+        };
         const onEnd = (json: unknown): void => {
+          if (timer !== null) clearTimeout(timer);
+          flush();
           stop();
           void stream.writeSSE({ event: 'end', data: JSON.stringify(json) }).finally(resolve);
         };
@@ -433,6 +461,7 @@ export function buildRoutes(server: ServerContext): Hono {
         job.events.on('progress', onProgress);
         job.events.on('end', onEnd);
         stream.onAbort(() => {
+          if (timer !== null) clearTimeout(timer);
           stop();
           resolve();
         });

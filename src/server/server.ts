@@ -29,6 +29,8 @@ export interface ServeOptions {
   token?: string;
   /** Where the GUI's built files are (default: dist/web/). */
   webRoot?: string;
+  /** Every request needs the token (default: when `host` is not a loopback address). */
+  remote?: boolean;
   /** Load the graph right away, so the first analyses answer fast (default true). */
   warm?: boolean;
   log?: (text: string) => void;
@@ -67,7 +69,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     db: options.db,
     version: version(),
     token,
-    remote: !isLoopback(host),
+    remote: options.remote ?? !isLoopback(host),
     allowedHosts: new Set(),
     cache,
     jobs: new JobList(),

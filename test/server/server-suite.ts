@@ -210,6 +210,15 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       const sites = dirs['children'] as Array<{ name: string; pages: number }>;
       assert.ok(sites.some((s) => s.name === 'http://www.hollins.edu'));
       assert.equal(sites.reduce((a, s) => a + s.pages, 0) + (dirs['otherPages'] as number), 6012);
+
+      // The host graph, as `wga stats --hosts` builds it.
+      const hosts = (await get('api/hosts')).body;
+      const hostStats = await cli(['stats', '--hosts', '--db', db]);
+      assert.equal(hosts['hosts'], hostStats['nodes']);
+      assert.equal(hosts['hostLinks'], hostStats['edges']);
+      const hostNodes = hosts['nodes'] as Array<{ host: string; pages: number }>;
+      assert.equal(hostNodes.reduce((a, h) => a + h.pages, 0), 6012);
+      assert.equal(hostNodes.find((h) => h.host === 'www.hollins.edu')?.pages, sites.find((s) => s.name === 'http://www.hollins.edu')?.pages);
     });
 
     it('refuses bad parameters with a 4xx JSON error naming the parameter', async () => {
