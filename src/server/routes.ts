@@ -50,7 +50,7 @@ export interface ServerContext {
 
 /** JSON bodies larger than this are refused (uploads of graph files go as raw bodies). */
 const MAX_JSON_BYTES = 1 << 20;
-/** Progress events of a job are sent at most this often (each carries the latest iteration). */
+/** Progress events of a job are sent in batches this often. */
 const PROGRESS_MS = 50;
 /** Largest graph file upload. */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
@@ -434,18 +434,18 @@ export function buildRoutes(server: ServerContext): Hono {
         return;
       }
       await new Promise<void>((resolve) => {
-        // At most one progress event per PROGRESS_MS (a TrafficRank sweep can take microseconds): the latest.
-        let pending: unknown = null;
+        // Progress events go out in batches every PROGRESS_MS (a TrafficRank sweep can take
+        // microseconds), every one of them: the GUI draws a point per iteration.
+        let pending: unknown[] = [];
         let timer: NodeJS.Timeout | null = null;
         const flush = (): void => {
           timer = null;
-          if (pending === null) return;
-          const event = pending;
-          pending = null;
-          void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
+          const events = pending;
+          pending = [];
+          for (const event of events) void stream.writeSSE({ event: 'progress', data: JSON.stringify(event) }).catch(() => undefined);
         };
         const onProgress = (event: unknown): void => {
-          pending = event;
+          pending.push(event);
           if (timer === null) timer = setTimeout(flush, PROGRESS_MS);
         };
         const onEnd = (json: unknown): void => {
