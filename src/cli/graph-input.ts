@@ -1,22 +1,15 @@
 /** The options every command that reads a graph shares; the loading itself is the application layer's (src/app/graph-source.ts). */
 import type { Command } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { type GraphSource, loadGraphFile, saveRun, withGraph as withAppGraph } from '../app/graph-source.js';
+import { type GraphFileOptions, type GraphSource, loadGraphFile, saveRun, withGraph as withAppGraph } from '../app/graph-source.js';
 import { GRAPH_FORMATS, type LoadedGraph } from '../formats/load.js';
 import type { NewRun } from '../store/store.js';
 import { Progress } from './progress.js';
 
 export type { GraphSource } from '../app/graph-source.js';
 
-export interface GraphInputOptions {
-  format?: string;
-  labels?: string;
-  separator?: string;
-  header?: boolean;
-  ids?: string;
-  weighted?: boolean;
-  undirected?: boolean;
-  countDuplicates?: boolean;
+/** A graph command's options: how to read the file (the app layer's), plus the CLI's own. */
+export interface GraphInputOptions extends GraphFileOptions {
   quiet?: boolean;
   json?: boolean;
   db?: string;
