@@ -144,18 +144,7 @@ export class PostgresStore implements Store {
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.pool, work);
   }
 
   async close(): Promise<void> {
@@ -664,5 +653,21 @@ export class PostgresStore implements Store {
       [state.all, state.unread, state.focused, state.clock, limit],
     );
     return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+}
+
+/** Runs `work` on one pooled client inside BEGIN ... COMMIT, rolled back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
 }

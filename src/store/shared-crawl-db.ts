@@ -32,6 +32,7 @@
  * longer than the lease) fails its checkpoint: nothing it did since is kept.
  */
 import pg from 'pg';
+import { inTransaction } from './postgres.js';
 import type { FetchRecord, LinkKind } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
 import { LINK_KIND_CODES } from './schema.js';
@@ -224,18 +225,7 @@ export class SharedCrawlDb {
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.pool, work);
   }
 
   async job(): Promise<SharedJob | null> {
