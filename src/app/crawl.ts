@@ -202,9 +202,19 @@ export interface StoredCrawlStatus {
   settings: Record<string, unknown> | null;
 }
 
-/** The crawl status of a store; `counts` may answer the store's counts from a cache (they are costly on big stores). */
-export async function storedCrawlStatus(store: Store, k = 10, now = Date.now(), counts: () => Promise<StoreCounts> = () => store.counts()): Promise<StoredCrawlStatus> {
-  const [state, storeCounts, top] = await Promise.all([store.crawlState(), counts(), store.liveOpicTop(k)]);
+/**
+ * The crawl status of a store; `counts` may answer the store's counts from a cache (they are costly
+ * on big stores), keyed by the crawl state's last checkpoint, which is read first: a cache keyed by an
+ * older reading would show the counts of a checkpoint before the one that released the lock.
+ */
+export async function storedCrawlStatus(
+  store: Store,
+  k = 10,
+  now = Date.now(),
+  counts: (checkpoint: string) => Promise<StoreCounts> = () => store.counts(),
+): Promise<StoredCrawlStatus> {
+  const state = await store.crawlState();
+  const [storeCounts, top] = await Promise.all([counts(state[CRAWL_STATE.progress] ?? ''), store.liveOpicTop(k)]);
   const lock = state[CRAWL_STATE.lock] === undefined ? null : (JSON.parse(state[CRAWL_STATE.lock]!) as CrawlLock);
   const progress = state[CRAWL_STATE.progress] === undefined ? null : (JSON.parse(state[CRAWL_STATE.progress]!) as { fetches: number; updatedAt: number });
   const opic = parseOpicState(state[CRAWL_STATE.opic]);

@@ -70,7 +70,7 @@ export class CrawlWatch {
   constructor(
     private readonly store: Store,
     private readonly db: string,
-    private readonly hooks: { changed: () => void; describeError: (error: unknown) => ErrorBody['error']; counts: () => Promise<StoreCounts> },
+    private readonly hooks: { changed: () => void; describeError: (error: unknown) => ErrorBody['error']; counts: (checkpoint: string) => Promise<StoreCounts> },
   ) {
     this.events.setMaxListeners(0);
   }

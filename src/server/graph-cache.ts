@@ -44,9 +44,12 @@ export class GraphCache {
   /**
    * The store's counts (pages, links, fetched, ..., runs), read again when the store changed:
    * counting 3 million links takes the better part of a second, too long for every status tick.
+   * `checkpoint` is the crawl state's progress entry when the caller has just read it (the crawl
+   * status does, so that its counts belong to the same checkpoint as its running flag).
    */
-  async counts(): Promise<StoreCounts> {
-    const key = `${await this.stamp()}|${this.countsGeneration}`;
+  async counts(checkpoint?: string): Promise<StoreCounts> {
+    const stamp = checkpoint === undefined ? await this.stamp() : `${this.generation}|${checkpoint}`;
+    const key = `${stamp}|${this.countsGeneration}`;
     if (this.countsRead === null || this.countsRead.key !== key) {
       const read = { key, value: this.store.counts() };
       this.countsRead = read;

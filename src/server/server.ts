@@ -76,7 +76,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     crawl: new CrawlWatch(store, options.db, {
       changed: () => cache.invalidate(),
       describeError: (error) => toErrorResponse(error, log).body.error,
-      counts: () => cache.counts(),
+      counts: (checkpoint) => cache.counts(checkpoint),
     }),
     files: new StaticFiles(options.webRoot ?? DEFAULT_WEB_ROOT, token),
     log,
