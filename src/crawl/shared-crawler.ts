@@ -171,7 +171,6 @@ export class SharedCrawler {
   private fetches: SharedCheckpoint['fetches'] = [];
   private links: SharedCheckpoint['links'] = [];
   private counts = { fetched: 0, requests: 0, pages: 0 };
-  private lastSeenId = 0;
   private readonly counters: SharedCounters = {
     fetched: 0, failed: 0, excluded: 0, other: 0, requests: 0, retries: 0, pages: 0, checkpoints: 0, transfersSent: 0, transfersApplied: 0, rowsWritten: 0, dbMs: 0,
   };
@@ -351,6 +350,8 @@ export class SharedCrawler {
       this.hostOf[i] = -1;
       this.state[i] = FOREIGN;
     }
+    // Known and held already (news of a page this instance stored or adopted itself).
+    if (this.dbId[i] === row.id && this.state[i] !== FOREIGN && this.held[row.part] === HELD) return;
     this.dbId[i] = row.id;
     this.localOfId.set(row.id, i);
     this.part[i] = row.part;
@@ -608,7 +609,6 @@ export class SharedCrawler {
       held,
       release,
       releasing,
-      lastSeenId: this.lastSeenId,
       ownPages,
       foreignPages,
       ids,
@@ -640,7 +640,6 @@ export class SharedCrawler {
 
   private afterCommit(snapshot: { checkpoint: SharedCheckpoint; released: number[] }, result: Awaited<ReturnType<SharedCrawlDb['checkpoint']>>): void {
     this.job = result.job;
-    this.lastSeenId = result.lastSeenId;
     for (const [local, id, seenAll, storedCash] of result.assigned) {
       this.dbId[local] = id;
       this.localOfId.set(id, local);
