@@ -87,8 +87,10 @@ export const SHARED_SCHEMA = [
     transfers_applied BIGINT NOT NULL DEFAULT 0,
     rows_written BIGINT NOT NULL DEFAULT 0,
     checkpoints BIGINT NOT NULL DEFAULT 0,
-    db_ms DOUBLE PRECISION NOT NULL DEFAULT 0
+    db_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+    lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0
   )`,
+  'ALTER TABLE shared_instances ADD COLUMN IF NOT EXISTS lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0',
   `CREATE TABLE IF NOT EXISTS shared_partitions (
     part INTEGER PRIMARY KEY,
     owner TEXT,
@@ -154,7 +156,10 @@ export const SHARED_SCHEMA = [
 const UNREAD = 'status IS NULL AND fetch_error IS NULL';
 
 /** The objects the checkpoints need; a store made by an older wga lacks the last ones. */
-const SHARED_OBJECTS = "SELECT to_regclass('shared_transfers') IS NOT NULL AND to_regclass('shared_news') IS NOT NULL AND to_regclass('pages_unread') IS NOT NULL AND to_regclass('pages_part') IS NOT NULL AND to_regproc('shared_checkpoint_commit') IS NOT NULL AS ok, to_regclass('shared_crawl') IS NOT NULL AS old";
+const SHARED_OBJECTS = `SELECT to_regclass('shared_transfers') IS NOT NULL AND to_regclass('shared_news') IS NOT NULL AND to_regclass('pages_unread') IS NOT NULL
+  AND to_regclass('pages_part') IS NOT NULL AND to_regproc('shared_checkpoint_commit') IS NOT NULL
+  AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'shared_instances' AND column_name = 'lock_ms') AS ok,
+  to_regclass('shared_crawl') IS NOT NULL AS old`;
 
 /** FNV-1a of the host name, mod the partitions: the partition of a host's pages. */
 export function partitionOf(hostname: string, partitions: number): number {
@@ -251,6 +256,8 @@ export interface SharedCheckpointResult {
   letGo: number[];
   rowsWritten: number;
   fetchSeqStart: number;
+  /** Milliseconds of the last statement: waiting for the job row's lock and holding it (the commit aside). */
+  lockMs: number;
 }
 
 export class LostLeaseError extends StoreError {}
@@ -349,7 +356,7 @@ export class SharedCrawlDb {
    * waits for another instance's checkpoint but its last statement, shared_checkpoint_commit(),
    * which takes the job row's lock until the commit.
    */
-  async checkpoint(me: string, c: SharedCheckpoint, dbMs: number): Promise<SharedCheckpointResult> {
+  async checkpoint(me: string, c: SharedCheckpoint, spent: { dbMs: number; lockMs: number }): Promise<SharedCheckpointResult> {
     for (const page of [...c.ownPages, ...c.foreignPages]) checkStorableUrl(page.url, this.location);
     return this.transaction(async (client) => {
       let rowsWritten = 0;
@@ -599,21 +606,23 @@ export class SharedCrawlDb {
       await client.query(
         `UPDATE shared_instances SET heartbeat = clock_timestamp(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
            transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7, transfers_applied = transfers_applied + $8,
-           partitions = $9, rows_written = rows_written + $10 WHERE id = $1`,
-        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs, transfersApplied, holding.length, rowsWritten],
+           partitions = $9, rows_written = rows_written + $10, lock_ms = lock_ms + $11 WHERE id = $1`,
+        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, spent.dbMs, transfersApplied, holding.length, rowsWritten, spent.lockMs],
       );
       // Last, under the job row's lock until the commit: the shared globals, the new pages' seen_all, the fetch order, the end.
+      const lockStarted = performance.now();
       const tail = await client.query<{ r: { job: JobRow; old_all: number; fetch_seq_start: number } }>(
         'SELECT shared_checkpoint_commit($1::bigint[], $2::bigint[], $3::float8, $4::float8, $5::bigint, $6::text, $7::text) AS r',
         [newIds, fetchedIds, c.virtual, c.clockGrowth, c.reads, CRAWL_STATE.opic, CRAWL_STATE.settings],
       );
+      const lockMs = performance.now() - lockStarted;
       const { job: jobAfter, old_all: oldAll, fetch_seq_start: fetchSeqStart } = tail.rows[0]!.r;
       rowsWritten += 1 + newIds.length + fetchedIds.length;
       for (let k = 0; k < newIds.length; k++) assigned.push([newLocals[k]!, newIds[k]!, oldAll, 0]);
       // Pages stored by this checkpoint and loaded with a partition taken in it were read before their seen_all was set.
       const added = new Set(newIds);
       for (const row of loaded) if (added.has(row.id)) row.seenAll = oldAll;
-      return { job: jobFromRow(jobAfter), assigned, loaded, applied, acquired, letGo, rowsWritten, fetchSeqStart: Number(fetchSeqStart) };
+      return { job: jobFromRow(jobAfter), assigned, loaded, applied, acquired, letGo, rowsWritten, fetchSeqStart: Number(fetchSeqStart), lockMs };
     });
   }
 
@@ -686,6 +695,7 @@ export interface SharedInstanceRow {
   rowsWritten: number;
   checkpoints: number;
   dbMs: number;
+  lockMs: number;
 }
 
 /** The instances of the shared crawl in a store (none when it holds no shared crawl). */
@@ -708,6 +718,7 @@ export async function sharedInstances(pool: pg.Pool | pg.Client): Promise<Shared
     rowsWritten: Number(r.rows_written),
     checkpoints: Number(r.checkpoints),
     dbMs: Number(r.db_ms),
+    lockMs: Number(r.lock_ms),
   }));
 }
 

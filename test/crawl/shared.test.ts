@@ -299,7 +299,7 @@ if (typeof server === 'string') {
       }
     });
 
-    it("upgrades a store whose shared tables an older wga made (no news table, unread index or commit function) when joining it", async () => {
+    it("upgrades a store whose shared tables an older wga made (no news table, unread index, commit function or lock_ms) when joining it", async () => {
       const site = await serveMultiHostSite({ pages: 40, hosts: 4 });
       try {
         const url = await running.createDatabase();
@@ -310,6 +310,7 @@ if (typeof server === 'string') {
           await admin.query('DROP FUNCTION shared_checkpoint_commit');
           await admin.query('DROP TABLE shared_news');
           await admin.query('DROP INDEX pages_unread');
+          await admin.query('ALTER TABLE shared_instances DROP COLUMN lock_ms');
         } finally {
           await admin.end();
         }
