@@ -134,7 +134,7 @@ export interface LiveReport {
    * NaN off Linux, null in JSON).
    */
   cpuMs: number;
-  /** True when the updates had moved to a worker thread (the graph reached --live-worker-links links). */
+  /** True when the updates had moved to a worker thread (they had followed --live-inline-edges links). */
   inWorker: boolean;
   /** Of which the final solve, ms. */
   finalMs: number;
@@ -347,7 +347,7 @@ export class Crawler {
         this.live = new LiveRank({
           damping: this.settings.damping,
           intervalMs: this.settings.liveIntervalMs,
-          workerLinks: this.settings.liveWorkerLinks,
+          inlineEdges: this.settings.liveInlineEdges,
           onVector: (vector) => this.onLiveVector(vector),
           onError: (error) => this.fail(error),
         });

@@ -17,6 +17,13 @@ export interface LiveLoopOptions {
   sliceEdges: number;
   /** CPU time the updates have used so far, ms (the thread's clock in the worker; the busy time on the crawler's thread). */
   cpuMs: () => number;
+  /** Called after each slice of work; it may stop the loop (the state is then no longer this loop's to touch). */
+  afterSlice?: () => void;
+  /**
+   * The changes queued since the last update, taken when an update starts (null: none). With it,
+   * an update works in the changes made before it started, and later ones wait for the next.
+   */
+  takeChanges?: () => Int32Array | null;
 }
 
 /** Where a loop carries on from: an engine's state and the counters of the vectors published before. */
@@ -95,6 +102,9 @@ export class LiveUpdateLoop {
   finish(tolerance: number): void {
     this.cancel();
     this.solving = false;
+    const ops = this.options.takeChanges?.() ?? null;
+    if (ops !== null) this.apply(ops);
+    this.cancel();
     const started = performance.now();
     this.engine.refreshResidual();
     this.engine.solve(tolerance);
@@ -124,10 +134,14 @@ export class LiveUpdateLoop {
       if (!this.solving) {
         this.solving = true;
         this.lastStarted = performance.now();
+        const ops = this.options.takeChanges?.() ?? null;
+        if (ops !== null) this.apply(ops);
       }
       const started = performance.now();
       this.engine.solve(this.options.tolerance, this.options.sliceEdges);
       this.busyMs += performance.now() - started;
+      this.options.afterSlice?.();
+      if (this.stopped) return;
       if (this.engine.pending) {
         if (performance.now() - this.lastPublished >= this.options.intervalMs) this.publish(false);
         this.scheduled = setImmediate(() => this.work());

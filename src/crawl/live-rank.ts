@@ -1,11 +1,13 @@
 /**
- * The crawler's side of the live PageRank. While the known graph is small the
- * updates run on the crawler's own thread (live-rank-loop.ts), in slices of
- * a few tenths of a millisecond between fetches: a whole update of a graph of
- * 100,000 links takes a few milliseconds, less than starting a thread costs.
- * Once the graph holds `workerLinks` links the engine's state moves, without
- * a copy, to a worker thread (live-rank-worker.ts), which carries on with the
- * same vector, residual and queue; from then on graph changes are queued as
+ * The crawler's side of the live PageRank. The updates start on the crawler's
+ * own thread (live-rank-loop.ts), in slices of a few tenths of a millisecond
+ * between fetches. Starting a worker thread costs some 50-100 ms of CPU, more
+ * than a short crawl's updates (the PostgreSQL manual's: 1-3 million links
+ * followed, ~20-50 ms); so, as in the ski-rental rule, the updates stay here
+ * until the links they followed (`inlineEdges`, 5 million: about what the
+ * thread's start costs) pay for the thread, then the engine's state moves,
+ * without a copy, to a worker thread (live-rank-worker.ts), which carries on
+ * with the same vector, residual and queue; from then on graph changes are queued as
  * integers and sent to it every FLUSH_MS, so fetching never waits for the
  * computation. Either way the latest vector published is kept here for the
  * progress line, the checkpoints and the pagerank strategy. Where the
@@ -22,16 +24,16 @@ export type { LiveVector } from './live-rank-protocol.js';
 const FLUSH_MS = 100;
 /** Links followed per slice of an update on the crawler's thread: well under a millisecond. */
 const INLINE_SLICE_EDGES = 20_000;
-/** The default size of the live graph, in links, from which the updates run in a worker thread. */
-export const LIVE_WORKER_LINKS = 100_000;
+/** Links the updates may follow on the crawler's thread before they move to a worker thread. */
+export const LIVE_INLINE_EDGES = 5_000_000;
 
 export interface LiveRankOptions {
   damping?: number;
   /** Least time between two vectors, ms: 1000. */
   intervalMs?: number;
   tolerance?: number;
-  /** Links from which the updates move to a worker thread: LIVE_WORKER_LINKS (0: a worker from the start). */
-  workerLinks?: number;
+  /** Links the updates may follow on this thread before they move to a worker: LIVE_INLINE_EDGES (0: a worker from the start). */
+  inlineEdges?: number;
   /** Called on the crawler's thread with each vector published. */
   onVector?: (vector: LiveVector) => void;
   /** Called when the updates fail. */
@@ -78,7 +80,7 @@ class OpBuffer {
 
 export class LiveRank {
   private readonly workerOptions: LiveWorkerOptions;
-  private readonly workerLinks: number;
+  private readonly inlineEdges: number;
   /** The updates on this thread (null once they moved to the worker). */
   private inline: LiveUpdateLoop | null = null;
   private worker: Worker | null = null;
@@ -102,12 +104,16 @@ export class LiveRank {
       intervalMs: options.intervalMs ?? 1000,
       tolerance: options.tolerance ?? INCREMENTAL_PAGERANK_DEFAULTS.tolerance,
     };
-    this.workerLinks = options.workerLinks ?? LIVE_WORKER_LINKS;
-    if (this.workerLinks <= 0) this.startWorker();
+    this.inlineEdges = options.inlineEdges ?? LIVE_INLINE_EDGES;
+    if (this.inlineEdges <= 0) this.startWorker();
     else {
       const loop: LiveUpdateLoop = new LiveUpdateLoop(
         this.workerOptions.damping,
-        { intervalMs: this.workerOptions.intervalMs, tolerance: this.workerOptions.tolerance, sliceEdges: INLINE_SLICE_EDGES, cpuMs: () => loop.busyMs },
+        { intervalMs: this.workerOptions.intervalMs, tolerance: this.workerOptions.tolerance, sliceEdges: INLINE_SLICE_EDGES,
+          cpuMs: () => loop.busyMs,
+          afterSlice: () => this.handOverIfDue(),
+          takeChanges: () => this.takeChanges(),
+        },
         (vector) => this.received(vector),
         (error) => this.failed(error instanceof Error ? error : new Error(String(error))),
       );
@@ -151,7 +157,6 @@ export class LiveRank {
     const final = new Promise<LiveVector>((resolve, reject) => (this.waitingFinal = { resolve, reject }));
     if (this.inline !== null) {
       try {
-        this.inline.engine.growTo(this.pagesKnown);
         this.inline.finish(tolerance);
       } catch (error) {
         this.failed(error instanceof Error ? error : new Error(String(error)));
@@ -177,26 +182,26 @@ export class LiveRank {
     return this.pagesKnown;
   }
 
+  /** Queues a change: for the next update on this thread, or for the worker (flush). */
   private change(op: number, u: number, targets: ArrayLike<number>): void {
     if (this.closed || this.failure !== null) return;
-    const inline = this.inline;
-    if (inline === null) {
-      this.growOp();
-      this.ops.push3(op, u, targets.length);
-      this.ops.pushAll(targets);
-      return;
-    }
-    try {
-      const started = performance.now();
-      inline.engine.growTo(this.pagesKnown);
-      if (op === OP_SET) inline.engine.setLinks(u, targets);
-      else inline.engine.addLinks(u, targets);
-      inline.busyMs += performance.now() - started;
-      if (inline.engine.linkCount >= this.workerLinks) this.startWorker();
-      else inline.schedule();
-    } catch (error) {
-      this.failed(error instanceof Error ? error : new Error(String(error)));
-    }
+    this.growOp();
+    this.ops.push3(op, u, targets.length);
+    this.ops.pushAll(targets);
+    this.inline?.schedule();
+  }
+
+  /** The changes queued for the next update on this thread (pages found since the last included). */
+  private takeChanges(): Int32Array | null {
+    this.growOp();
+    return this.ops.length === 0 ? null : this.ops.take();
+  }
+
+  /** Moves the updates to the worker once those on this thread have followed `inlineEdges` links. */
+  private handOverIfDue(): boolean {
+    if (this.inline === null || this.inline.engine.totalEdgeVisits < this.inlineEdges) return false;
+    this.startWorker();
+    return true;
   }
 
   /** Starts the worker thread, handing it the state built on this thread (if any). */
@@ -210,7 +215,7 @@ export class LiveRank {
       const state = inline.engine.exportState();
       data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs }, cpuMsBefore: inline.busyMs };
       for (const array of [state.z, state.r, state.start, state.degree, state.links, state.queue, state.inQueue]) transfer.push(array.buffer as ArrayBuffer);
-      this.pagesSent = state.n;
+      // The changes still queued (made during the last update) go to the worker with the next flush.
     }
     const worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: data, transferList: transfer });
     this.worker = worker;

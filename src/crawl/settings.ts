@@ -60,10 +60,11 @@ export interface CrawlSettings {
   /** Least time between two live PageRank vectors, ms: 1000. */
   liveIntervalMs: number;
   /**
-   * Links of the live graph from which its updates run in a worker thread; below, on the crawler's
-   * thread between fetches (docs/live-importance.md). 0: in a worker from the start. 100,000.
+   * Links the live PageRank's updates may follow on the crawler's thread, between fetches, before
+   * they move to a worker thread (docs/live-importance.md): 5,000,000, about what starting the
+   * thread costs. 0: in a worker from the start.
    */
-  liveWorkerLinks: number;
+  liveInlineEdges: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
@@ -105,7 +106,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   seed: 1,
   live: true,
   liveIntervalMs: 1000,
-  liveWorkerLinks: 100_000,
+  liveInlineEdges: 5_000_000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -135,7 +136,7 @@ function checkSettings(s: CrawlSettings): void {
   }
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
   if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);
-  integer('--live-worker-links', s.liveWorkerLinks, 0);
+  integer('--live-inline-edges', s.liveInlineEdges, 0);
   if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);
