@@ -31,6 +31,7 @@ import { type CompiledSettings, type CrawlSettings, compileSettings } from './se
 import { grown } from '../util/typed-arrays.js';
 import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
+import type { CrawlCounters } from './counters.js';
 
 /** Page states. */
 const WAITING = 0;
@@ -86,26 +87,7 @@ const STALE_LOCK_MS = 60_000;
 
 export type StopReason = 'done' | 'max-pages' | 'max-time' | 'stopped';
 
-export interface CrawlCounters {
-  /** Pages in the store. */
-  known: number;
-  /** Pages fetched with a 2xx HTML answer (this session and before). */
-  fetched: number;
-  failed: number;
-  excluded: number;
-  redirects: number;
-  /** Other answers: non-HTML 2xx, 1xx/304. */
-  other: number;
-  /** Known pages never fetched, waiting. */
-  frontier: number;
-  inFlight: number;
-  /** HTTP requests made in this session (robots.txt and retries included). */
-  requests: number;
-  retries: number;
-  /** Links that could not be followed: invalid, not http(s), too long. */
-  invalidLinks: number;
-  hosts: number;
-}
+export type { CrawlCounters };
 
 export interface CrawlProgress extends CrawlCounters {
   elapsedMs: number;

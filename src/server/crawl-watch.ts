@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, runCrawl, storedCrawlStatus } from '../app/crawl.js';
+import type { CrawlCounters } from '../crawl/counters.js';
 import type { CrawlProgress } from '../crawl/crawler.js';
 import { openStore } from '../store/open.js';
 import type { CrawlLock, Store, StoreCounts } from '../store/store.js';
@@ -24,20 +25,7 @@ export interface CrawlStatusJson {
   /** The store's last crawl checkpoint, ms since the epoch. */
   checkpointAt: number | null;
   lock: CrawlLock | null;
-  counters: {
-    known: number;
-    fetched: number;
-    failed: number;
-    excluded: number;
-    redirects: number;
-    other: number;
-    frontier: number;
-    inFlight: number;
-    requests: number;
-    retries: number;
-    invalidLinks: number;
-    hosts: number;
-  };
+  counters: CrawlCounters;
   pagesPerSecond: number;
   /** Page fetches in the whole crawl. */
   fetches: number;

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { CrawlCounters } from '../../src/crawl/counters.js';
 import { Website } from '../../src/experiments/website.js';
 import { serveWebsite, type ServedWebsite } from '../../src/experiments/website-server.js';
 import { missingToolTest, temporaryDirectory } from '../helpers.js';
@@ -19,14 +20,8 @@ import { browserMissing, launchBrowser, type RunningServer, startServer, until, 
 const TRAP_FENCE = '/calendar/[0-9]{2,}\\.html$';
 const missing = browserMissing();
 
-interface CrawlJson {
-  known: number;
-  fetched: number;
-  failed: number;
-  excluded: number;
-  redirects: number;
-  other: number;
-  frontier: number;
+/** What `wga crawl --json` reports (the fields compared). */
+interface CrawlJson extends CrawlCounters {
   stoppedBy: string;
 }
 interface RankJson {

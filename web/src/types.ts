@@ -2,6 +2,8 @@
  * The API's JSON documents as the GUI reads them (/work/helpers/api-contract.md; the analyses'
  * documents are the CLI's --json contracts, README "JSON contracts").
  */
+// Types only, erased by esbuild: src/crawl/counters.ts has no imports, so nothing of Node comes in.
+import type { CrawlCounters } from '../../src/crawl/counters.js';
 
 export interface Info {
   store: string;
@@ -30,20 +32,8 @@ export interface Stats {
   frontier?: number;
 }
 
-export interface CrawlCounters {
-  known: number;
-  fetched: number;
-  failed: number;
-  excluded: number;
-  redirects: number;
-  other: number;
-  frontier: number;
-  inFlight: number;
-  requests: number;
-  retries: number;
-  invalidLinks: number;
-  hosts: number;
-}
+/** The crawl's counters: the crawler's own declaration. */
+export type { CrawlCounters };
 
 export interface CrawlReport extends CrawlCounters {
   stoppedBy: string;
