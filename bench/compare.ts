@@ -23,7 +23,11 @@
  * --graphs cnr-2000,powerlaw[,web-1e7] (web-1e7: bench/generate-web-graph.ts's 10M pages and
  * about 97M links, which wga reads from its binary .wgadj file and the others from TSV; igraph
  * needs about 14 GB and several minutes per run on it, so it is not in the default set); --tools wga,igraph,graph-tool,networkx,graphology,ngraph;
- * --timeout SECONDS (600, per child); --out FILE (the markdown report; bench/.cache/compare-report.md).
+ * --timeout SECONDS (600, per child); --out FILE (the markdown report; bench/.cache/compare-report.md);
+ * --wga-solvers power,gauss-seidel:2e-12 (wga's rows: a solver each, optionally with its own
+ * tolerance; default every solver at 1e-10); --no-reference (skip the accurate vector, wga power
+ * iteration to 1e-14, that each tool's L1 error is measured against; it is computed untimed).
+ * web-1e6 is the 1M-page version of web-1e7 (about 10M links), for smoke runs.
  * Environment: WGA_SHARED (the shared/ folder; ../shared beside the repository),
  * WGA_BENCH_NO_INSTALL=1 (never apt-get a missing Python library: skip it),
  * WGA_BENCH_CACHE (bench/.cache).
@@ -52,6 +56,10 @@ const PYTHON = '/usr/bin/python3';
 
 interface Options {
   runs: number;
+  /** wga rows: solver names, each optionally with its own tolerance (`gauss-seidel:2e-12`); null = every solver at 1e-10. */
+  wgaSolvers: string[] | null;
+  /** Compute an accurate reference vector (wga power iteration to 1e-14) and report each tool's L1 error against it. */
+  reference: boolean;
   bigRuns: number;
   graphs: string[];
   tools: string[];
@@ -59,7 +67,7 @@ interface Options {
   out: string;
 }
 
-const ALL_GRAPHS = ['cnr-2000', 'powerlaw', 'web-1e7'];
+const ALL_GRAPHS = ['cnr-2000', 'powerlaw', 'web-1e6', 'web-1e7'];
 /** Run unless --graphs says otherwise; web-1e7 (10^8 links, igraph needs about 14 GB) only on request. */
 const DEFAULT_GRAPHS = ['cnr-2000', 'powerlaw'];
 const ALL_FAMILIES = ['wga', 'igraph', 'graph-tool', 'networkx', 'graphology', 'ngraph'] as const;
@@ -68,6 +76,8 @@ type Family = (typeof ALL_FAMILIES)[number];
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     runs: 3,
+    wgaSolvers: null,
+    reference: true,
     bigRuns: NaN,
     graphs: [...DEFAULT_GRAPHS],
     tools: [...ALL_FAMILIES],
@@ -85,6 +95,8 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--tools') options.tools = value().split(',');
     else if (arg === '--timeout') options.timeoutSeconds = positive(value(), arg);
     else if (arg === '--out') options.out = resolve(value());
+    else if (arg === '--wga-solvers') options.wgaSolvers = value().split(',');
+    else if (arg === '--no-reference') options.reference = false;
     else if (/^\d+$/.test(arg)) options.runs = positive(arg, 'RUNS');
     else throw new Error(`unknown argument ${arg} (see the comment at the top of bench/compare.ts)`);
   }
@@ -92,6 +104,12 @@ function parseOptions(argv: string[]): Options {
   for (const g of options.graphs) if (!ALL_GRAPHS.includes(g)) throw new Error(`unknown graph ${g}: ${ALL_GRAPHS.join(', ')}`);
   for (const t of options.tools) {
     if (!(ALL_FAMILIES as readonly string[]).includes(t)) throw new Error(`unknown tool ${t}: ${ALL_FAMILIES.join(', ')}`);
+  }
+  for (const spec of options.wgaSolvers ?? []) {
+    const [, tolerance] = spec.split(':');
+    if (tolerance !== undefined && !(Number(tolerance) > 0 && Number(tolerance) < 1)) {
+      throw new Error(`--wga-solvers ${spec}: the tolerance after ':' must be a number in (0, 1)`);
+    }
   }
   return options;
 }
@@ -190,7 +208,7 @@ function lastLine(text: string): string {
   ).trim();
 }
 
-function detectTools(requested: string[]): Detected {
+function detectTools(requested: string[], wgaSolvers: string[] | null): Detected {
   const tools: Tool[] = [];
   const skipped: Detected['skipped'] = [];
   const notes: string[] = [];
@@ -207,7 +225,7 @@ function detectTools(requested: string[]): Detected {
     const exported = (wga as unknown as Record<string, unknown>)['PAGERANK_SOLVERS'];
     const solvers = Array.isArray(exported) ? exported.filter((s): s is string => typeof s === 'string' && s !== 'auto') : [];
     if (solvers.length === 0) tools.push(nodeTool('wga', 'wga'));
-    else for (const solver of solvers) tools.push(nodeTool(`wga ${solver}`, 'wga', solver));
+    else for (const solver of wgaSolvers ?? solvers) tools.push(nodeTool(`wga ${solver.replace(':', ' to ')}`, 'wga', solver));
   }
 
   // Python libraries from Debian, installed when missing (unless WGA_BENCH_NO_INSTALL=1).
@@ -303,9 +321,11 @@ async function prepareGraph(key: string): Promise<GraphSpec> {
       expected: { nodes: 325_557, edges: 3_128_710, rawEdges: 3_216_152, selfLoops: 87_442, sccCount: 100_977, sccLargest: 112_023 },
     };
   }
-  if (key === 'web-1e7') {
-    const w = WEB_GRAPH;
-    const base = resolve(cacheDir, `web-${w.pages}-${w.seed}`);
+  if (key === 'web-1e7' || key === 'web-1e6') {
+    const w = { ...WEB_GRAPH, pages: key === 'web-1e7' ? WEB_GRAPH.pages : 1_000_000 };
+    // A pair already generated under the graph's short name (bench/.cache/web-1e7.wgadj and .tsv) is used as is.
+    const short = resolve(cacheDir, key);
+    const base = existsSync(`${short}.wgadj`) && existsSync(`${short}.tsv`) ? short : resolve(cacheDir, `web-${w.pages}-${w.seed}`);
     if (!existsSync(`${base}.wgadj`) || !existsSync(`${base}.tsv`)) {
       progress(`generating the web-like graph into ${base}.wgadj and .tsv (a few minutes)`);
       const run = spawnSync(process.execPath, [webGenerator, `${base}.wgadj`, String(w.pages), String(w.seed), '--tsv', `${base}.tsv`], {
@@ -313,7 +333,7 @@ async function prepareGraph(key: string): Promise<GraphSpec> {
       });
       if (run.status !== 0) throw new Error(`generating the web-like graph failed: ${run.stderr}`);
     }
-    return { key, title: 'web-like 10M', file: `${base}.tsv`, wgaFile: `${base}.wgadj` };
+    return { key, title: key === 'web-1e7' ? 'web-like 10M' : 'web-like 1M', file: `${base}.tsv`, wgaFile: `${base}.wgadj` };
   }
   const p = POWER_LAW;
   const file = resolve(cacheDir, `powerlaw-${p.nodes}-${p.exponent}-${p.minInDegree}-${p.danglingShare}-${p.seed}.tsv`);
@@ -343,6 +363,22 @@ function graphFacts(spec: GraphSpec): GraphFacts {
     }
   }
   return facts;
+}
+
+/**
+ * wga's power iteration to an L1 change of 1e-14, in a child process, untimed: the vector
+ * every tool's error is measured against (power iteration's error is at most about
+ * c / (1 - c) times its last change, so about 6e-14). Returns the file's path.
+ */
+function accurateReference(spec: GraphSpec): string {
+  const out = resolve(cacheDir, `reference-${spec.key}.f64`);
+  progress(`${spec.title}: the accurate reference vector (wga power iteration to 1e-14) into ${out}`);
+  const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMegabytes}`, nodeRunner, 'reference', spec.wgaFile ?? spec.file, out], {
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`the reference PageRank of ${spec.file} failed: ${run.stderr}`);
+  progress(`${spec.title}: reference ${run.stdout.trim()}`);
+  return out;
 }
 
 // ---------------------------------------------------------------- runs
@@ -465,6 +501,8 @@ function top(scores: Float64Array, k: number): number[] {
 interface Check {
   sum?: number;
   l1?: number;
+  /** L1 distance to the accurate reference (wga power iteration to 1e-14). */
+  error?: number;
   top10?: string;
   scc?: string;
   bfs?: string;
@@ -472,7 +510,14 @@ interface Check {
   failures: string[];
 }
 
-function check(summary: Summary, spec: GraphSpec, facts: GraphFacts, reference: Float64Array | null, isReference: boolean): Check {
+function check(
+  summary: Summary,
+  spec: GraphSpec,
+  facts: GraphFacts,
+  reference: Float64Array | null,
+  isReference: boolean,
+  accurate: Float64Array | null,
+): Check {
   const result: Check = { warnings: [], failures: [] };
   const name = `${spec.title}: ${summary.tool.name}`;
   const load = summary.lastStage.load;
@@ -509,6 +554,11 @@ function check(summary: Summary, spec: GraphSpec, facts: GraphFacts, reference: 
     }
     result.sum = sum;
     result.l1 = l1;
+    if (accurate && accurate.length === scores.length) {
+      let error = 0;
+      for (let i = 0; i < scores.length; i++) error += Math.abs(scores[i]! - accurate[i]!);
+      result.error = error;
+    }
     const mine = top(scores, 10);
     const theirs = top(reference, 10);
     // Ties aside: a different page at rank i is fine if the reference scores both within the tolerance.
@@ -574,8 +624,8 @@ function ratioTable(summaries: Summary[], base: Summary): string[] {
 
 function checkTable(summaries: Summary[], checks: Map<Summary, Check>, referenceName: string): string[] {
   const rows = [
-    `| tool | PageRank iterations | sum of scores | L1 distance to ${referenceName} | top 10 | SCCs / largest | BFS reached |`,
-    '|---|---|---|---|---|---|---|',
+    `| tool | PageRank iterations | sum of scores | L1 distance to ${referenceName} | L1 error (to wga power iteration at 1e-14) | top 10 | SCCs / largest | BFS reached |`,
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const s of summaries) {
     const c = checks.get(s)!;
@@ -585,6 +635,7 @@ function checkTable(summaries: Summary[], checks: Map<Summary, Check>, reference
       (equivalent === undefined ? '' : ` (work of ${equivalent.toFixed(1)} power iterations)`);
     rows.push(
       `| ${s.tool.name} | ${it} | ${c.sum === undefined ? 'n/a' : c.sum.toFixed(12)} | ${c.l1 === undefined ? 'n/a' : c.l1.toExponential(2)} | ` +
+        `${c.error === undefined ? 'n/a' : c.error.toExponential(2)} | ` +
         `${c.top10 ?? 'n/a'} | ${c.scc ?? 'n/a'} | ${c.bfs ?? 'n/a'} |`,
     );
   }
@@ -607,7 +658,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
   mkdirSync(cacheDir, { recursive: true });
-  const detected = detectTools(options.tools);
+  const detected = detectTools(options.tools, options.wgaSolvers);
   if (detected.tools.length === 0) throw new Error('no tool to run');
   const out: string[] = [];
   const say = (line = ''): void => {
@@ -635,12 +686,14 @@ async function main(): Promise<void> {
   for (const key of options.graphs) {
     const spec = await prepareGraph(key);
     const facts = graphFacts(spec);
+    const accurate = options.reference ? accurateReference(spec) : null;
     const runs = key === 'cnr-2000' ? options.runs : options.bigRuns;
     const tools = detected.tools;
     // The reference vector is wga's power iteration (or the only wga row); ratios are to the default solver's row.
     const wgaRows = tools.filter((t) => t.family === 'wga');
-    const reference = wgaRows.find((t) => t.solver === 'power') ?? wgaRows[0];
-    const base = wgaRows.find((t) => t.solver !== undefined && t.solver === facts.defaultSolver) ?? wgaRows[0];
+    const solverOf = (t: Tool): string | undefined => t.solver?.split(':')[0];
+    const reference = wgaRows.find((t) => solverOf(t) === 'power') ?? wgaRows[0];
+    const base = wgaRows.find((t) => t.solver !== undefined && solverOf(t) === facts.defaultSolver) ?? wgaRows[0];
     for (const tool of tools) rmSync(scoresPath(key, tool), { force: true });
 
     progress(`${spec.title}: ${facts.nodes} pages, ${facts.edges} links; BFS root ${facts.root}; ${runs} runs of ${tools.length} tools`);
@@ -662,16 +715,17 @@ async function main(): Promise<void> {
     const summaries = tools.map((t) => summarise(t, records.get(t)!, options.timeoutSeconds));
     const baseSummary = summaries.find((s) => s.tool === base);
     const referenceScores = reference ? readScores(scoresPath(key, reference)) : null;
+    const accurateScores = accurate ? readScores(accurate) : null;
     const checks = new Map<Summary, Check>();
     for (const s of summaries) {
-      const c = check(s, spec, facts, referenceScores, s.tool === reference);
+      const c = check(s, spec, facts, referenceScores, s.tool === reference, accurateScores);
       checks.set(s, c);
       warnings.push(...c.warnings);
       failures.push(...c.failures);
     }
 
     const title =
-      key === 'web-1e7'
+      key.startsWith('web-')
         ? `web-like graph: ${facts.nodes.toLocaleString('en-US')} pages, ${facts.edges.toLocaleString('en-US')} links (bench/generate-web-graph.ts, seed ${WEB_GRAPH.seed}; wga reads the .wgadj file, the others the same links as TSV)`
         : key === 'cnr-2000'
         ? `cnr-2000: ${facts.nodes.toLocaleString('en-US')} pages, ${facts.edges.toLocaleString('en-US')} links (${facts.rawEdges.toLocaleString('en-US')} lines, ${facts.selfLoopsDropped.toLocaleString('en-US')} self-links dropped)`

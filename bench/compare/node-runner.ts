@@ -5,6 +5,10 @@
  *       load FILE, PageRank (scores written to SCORES_OUT, by page id, as
  *       little-endian float64), SCC, BFS from ROOT; one JSON line per stage
  *       (see protocol.ts), then the peak resident set.
+ *       SOLVER may carry its own tolerance: gauss-seidel:2e-12 (default 1e-10).
+ *   node node-runner.js reference FILE OUT
+ *       wga power iteration to an L1 change of 1e-14 (the accurate vector
+ *       the tools' errors are measured against), written to OUT.
  *   node node-runner.js prepare FILE
  *       wga's facts about the graph (counts, SCCs, the BFS root), as JSON.
  *   node node-runner.js generate OUT NODES EXPONENT MIN_IN_DEGREE DANGLING SEED
@@ -93,11 +97,12 @@ async function runWga(file: string, root: number, scoresOut: string, solver: str
   }));
   // The solver option is passed only when asked for, so this compiles and runs
   // whether or not this version of wga has solvers.
-  const options: Record<string, unknown> = { damping: DAMPING, tolerance: TOLERANCE };
-  if (solver !== undefined) options['solver'] = solver;
+  const [solverName, ownTolerance] = solver === undefined ? [undefined, undefined] : solver.split(':');
+  const options: Record<string, unknown> = { damping: DAMPING, tolerance: ownTolerance === undefined ? TOLERANCE : Number(ownTolerance) };
+  if (solverName !== undefined) options['solver'] = solverName;
   const rank = await stage('pagerank', () => wga.pagerank(graph, options as WgaPageRankOptions), (r) => {
     const equivalent = (r as { equivalentIterations?: unknown }).equivalentIterations;
-    return typeof equivalent === 'number' && solver !== 'power'
+    return typeof equivalent === 'number' && solverName !== 'power'
       ? { iterations: r.iterations, equivalentIterations: equivalent }
       : { iterations: r.iterations };
   });
@@ -108,6 +113,16 @@ async function runWga(file: string, root: number, scoresOut: string, solver: str
   if (rootId < 0) throw new Error(`root page ${root} is not in the graph`);
   await stage('bfs', () => wga.levels(graph, [rootId]), (l) => ({ reached: l.reached }));
   done(baselineRss);
+}
+
+async function reference(file: string, out: string): Promise<void> {
+  const wga: WgaModule = await import('../../src/index.js');
+  const { graph } = await wga.loadGraph(file);
+  const started = performance.now();
+  const rank = wga.pagerank(graph, { damping: DAMPING, tolerance: 1e-14, maxIterations: 10_000, solver: 'power' });
+  if (!rank.converged) throw new Error(`the reference power iteration did not converge (residual ${rank.residual})`);
+  writeScores(out, scoresByLabel(wga, graph, rank.scores));
+  emit({ iterations: rank.iterations, residual: rank.residual, seconds: (performance.now() - started) / 1000 });
 }
 
 async function prepare(file: string): Promise<void> {
@@ -295,6 +310,9 @@ try {
       break;
     case 'ngraph':
       await runNgraph(rest[0]!, Number(rest[1]), rest[2] ?? '-');
+      break;
+    case 'reference':
+      await reference(rest[0]!, rest[1]!);
       break;
     case 'prepare':
       await prepare(rest[0]!);

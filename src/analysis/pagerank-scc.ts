@@ -24,6 +24,10 @@
  * normalised vector by about c * tolerance. The result is then verified
  * with one product by the Google matrix, ||pi G - pi||_1 <= tolerance, the
  * same quantity power iteration stops on; more sweeps follow if it is not met.
+ * Like power iteration, the solver returns that last product, pi G.
+ *
+ * Inside a component pages are swept in reverse depth-first finishing order
+ * (SccResult.finishOrder), which points most of its links forward.
  */
 import type { Graph } from '../graph/graph.js';
 import { barrierWait } from '../parallel/barrier.js';
@@ -43,6 +47,14 @@ export interface SccSolverOptions {
   scc?: SccResult;
   /** Threads for the large components (this one included): 1 = sequential. */
   threads: number;
+  /**
+   * Called as the solve goes: during the sweeps of the components, each
+   * sweep that goes beyond the most any component has needed so far reports
+   * (that sweep number, the component's relative L1 change), the quantity its stopping test compares to the
+   * tolerance; then (iterations, ||pi G - pi||_1) after the solve and after
+   * every refinement round. The last call gives the result's iterations
+   * and residual.
+   */
   onIteration?: (iteration: number, residual: number) => void;
 }
 
@@ -52,7 +64,7 @@ export interface SccSolverResult {
   iterations: number;
   /** Links visited by all sweeps divided by the number of links: the cost in power iterations. */
   equivalentIterations: number;
-  /** ||pi G - pi||_1 of the returned vector. */
+  /** ||pi G - pi||_1 of the vector before the returned one, pi G (as power iteration's last change). */
   residual: number;
   converged: boolean;
 }
@@ -80,11 +92,25 @@ function orderByComponents(graph: Graph, scc: SccResult): Ordered {
   for (let t = 0; t < count; t++) componentStart[t + 1]! += componentStart[t]!;
   const order = new Int32Array(n);
   const position = new Int32Array(n);
-  const cursor = componentStart.slice(0, count);
-  for (let v = 0; v < n; v++) {
-    const k = cursor[count - 1 - component[v]!]!++;
-    order[k] = v;
-    position[v] = k;
+  if (scc.finishOrder !== undefined) {
+    // Inside a component, reverse depth-first finishing order: most links then point from an
+    // earlier position to a later one, so a sweep already uses this sweep's values for them
+    // (cnr-2000: 8% fewer links visited to the same tolerance than in id order).
+    const { finishOrder } = scc;
+    const last = componentStart.slice(1, count + 1);
+    for (let f = 0; f < n; f++) {
+      const v = finishOrder[f]!;
+      const k = --last[count - 1 - component[v]!]!;
+      order[k] = v;
+      position[v] = k;
+    }
+  } else {
+    const cursor = componentStart.slice(0, count);
+    for (let v = 0; v < n; v++) {
+      const k = cursor[count - 1 - component[v]!]!++;
+      order[k] = v;
+      position[v] = k;
+    }
   }
   const { outOffsets, outTargets, inOffsets: oldInOffsets } = graph;
   const inOffsets = sharedUint32(n + 1);
@@ -111,7 +137,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   const c = options.damping;
   const tolerance = options.tolerance;
   if (options.threads > 1) warmUpWorkers(options.threads);
-  const scc = options.scc ?? stronglyConnectedComponents(graph);
+  const scc = options.scc ?? stronglyConnectedComponents(graph, { finishOrder: true });
   const { order, componentStart, inOffsets, inSources, share } = orderByComponents(graph, scc);
   const teleport = new Float64Array(n);
   if (options.teleport === null) teleport.fill(1 / n);
@@ -138,6 +164,17 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   let maxSweeps = 0;
   let work = 0;
   let capped = false;
+  // Live progress: sweeps numbered past the most reported so far, so the curve's x only grows.
+  let reported = 0;
+  const onIteration = options.onIteration;
+  const onSweep =
+    onIteration === undefined
+      ? undefined
+      : (sweep: number, relativeChange: number): void => {
+          if (sweep <= reported) return;
+          reported = sweep;
+          onIteration(sweep, relativeChange);
+        };
 
   for (let t = 0; t < scc.count; t++) {
     const s = componentStart[t]!;
@@ -169,8 +206,8 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     const links = inOffsets[e]! - inOffsets[s]!;
     const sweeps =
       links >= LARGE_COMPONENT_LINKS
-        ? solveLargeComponent(s, e, links >= PARALLEL_COMPONENT_LINKS ? threads : 1, blocks!, c, tolerance, options.maxIterations)
-        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z);
+        ? solveLargeComponent(s, e, links >= PARALLEL_COMPONENT_LINKS ? threads : 1, blocks!, c, tolerance, options.maxIterations, onSweep)
+        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z, onSweep);
     if (sweeps >= options.maxIterations) capped = true;
     if (sweeps > maxSweeps) maxSweeps = sweeps;
     work += sweeps * (inOffsets[e]! - inOffsets[s]!);
@@ -179,7 +216,8 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
 
   const scores = new Float64Array(n);
   const originalShare = outShares(graph);
-  let residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores, originalShare, threads);
+  let measured = normaliseAndStep(graph, c, options.teleport, order, y, scores, originalShare, threads);
+  let residual = measured.residual;
   options.onIteration?.(maxSweeps, residual);
   // Refinement: whole-system Gauss-Seidel sweeps in topological order until the residual holds.
   let rounds = 0;
@@ -194,9 +232,16 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     }
     rounds++;
     work += 2 * graph.edgeCount;
-    residual = normaliseAndMeasure(graph, c, options.teleport, order, y, scores, originalShare, threads);
+    measured = normaliseAndStep(graph, c, options.teleport, order, y, scores, originalShare, threads);
+    residual = measured.residual;
     options.onIteration?.(maxSweeps + rounds, residual);
   }
+  // Return pi G, as power iteration returns its last iterate: one more contraction of the
+  // error (by up to c in L1) for a product the check computed anyway.
+  const { stepped } = measured;
+  let total = 0;
+  for (let v = 0; v < n; v++) total += stepped[v]!;
+  for (let v = 0; v < n; v++) scores[v] = stepped[v]! / total;
   return {
     scores,
     iterations: maxSweeps + rounds,
@@ -222,6 +267,7 @@ function solveComponent(
   constant: Float64Array,
   y: Float64Array,
   z: Float64Array,
+  onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   let sweeps = 0;
   while (sweeps < maxSweeps) {
@@ -251,6 +297,7 @@ function solveComponent(
       }
       mass = balanced;
     }
+    onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
   return sweeps;
@@ -329,6 +376,7 @@ function solveLargeComponent(
   c: number,
   tolerance: number,
   maxSweeps: number,
+  onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshotA } = data;
   const first = inOffsets[s]!;
@@ -355,12 +403,13 @@ function solveLargeComponent(
   }
   if (threads > 1) snapshotA.set(z.subarray(s, e), s);
   data.params.set([c, tolerance, maxSweeps]);
-  runParallel('pagerank-component-blocks', data, threads, sweepComponentBlocks);
+  // Thread 0 is this thread: it reports each sweep as it ends.
+  runParallel('pagerank-component-blocks', data, threads, (context) => sweepComponentBlocks(context, onSweep));
   return data.sweeps[0]!;
 }
 
 /** One thread's part of solveLargeComponent (also run by the worker threads). */
-export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): void {
+export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSweep?: (sweep: number, relativeChange: number) => void): void {
   const { data, thread, threads, barrier } = context;
   const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, constant, y, z, partials } = data;
   const c = params[0]!;
@@ -385,6 +434,7 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): voi
       mass += partials[slot + 2 * t + 1]!;
     }
     sweeps++;
+    if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     const swap = read;
     read = write;
     write = swap;
@@ -436,10 +486,11 @@ function sweepBlock(
 }
 
 /**
- * Writes pi = y / ||y||_1 back in original ids into `scores` and returns
- * ||pi G - pi||_1, computed with one pull over the original graph.
+ * Writes pi = y / ||y||_1 back in original ids into `scores`, takes one
+ * power-iteration step from it (a pull over the original graph) and returns
+ * the step's result pi G and ||pi G - pi||_1.
  */
-function normaliseAndMeasure(
+function normaliseAndStep(
   graph: Graph,
   c: number,
   teleport: Float64Array | null,
@@ -448,13 +499,12 @@ function normaliseAndMeasure(
   scores: Float64Array,
   originalShare: Float64Array,
   threads: number,
-): number {
+): { stepped: Float64Array; residual: number } {
   const n = graph.nodeCount;
   let total = 0;
   for (let k = 0; k < n; k++) total += y[k]!;
   for (let k = 0; k < n; k++) scores[order[k]!] = y[k]! / total;
-  // One power iteration from the scores measures ||pi G - pi||_1; dangling
-  // mass goes where teleports go (the condition for the linear system above).
+  // Dangling mass goes where teleports go (the condition for the linear system above).
   const step = runPowerIteration(graph.inOffsets, graph.inSources, originalShare, scores, c, 0, 1, teleport, null, threads);
-  return step.residual;
+  return { stepped: step.scores, residual: step.residual };
 }
