@@ -7,9 +7,8 @@
  * until the links they followed (`inlineEdges`, 5 million: about what the
  * thread's start costs) pay for the thread, then the engine's state moves,
  * without a copy, to a worker thread (live-rank-worker.ts), which carries on
- * with the same vector, residual and queue; from then on graph changes are queued as
- * integers and sent to it every FLUSH_MS, so fetching never waits for the
- * computation. Either way the latest vector published is kept here for the
+ * with the same vector, residual and queue; from then on the queued changes
+ * are sent to it every FLUSH_MS, so fetching never waits for the computation. Either way the latest vector published is kept here for the
  * progress line, the checkpoints and the pagerank strategy. Where the
  * updates run changes their timing, not what they compute.
  */
@@ -114,7 +113,11 @@ export class LiveRank {
     else {
       const loop: LiveUpdateLoop = new LiveUpdateLoop(
         this.workerOptions.damping,
-        { intervalMs: this.workerOptions.intervalMs, tolerance: this.workerOptions.tolerance, sliceEdges: INLINE_SLICE_EDGES,
+        {
+          intervalMs: this.workerOptions.intervalMs,
+          tolerance: this.workerOptions.tolerance,
+          sliceEdges: INLINE_SLICE_EDGES,
+          // On this thread the updates' CPU is their busy time (no per-thread clock to read).
           cpuMs: () => loop.busyMs,
           afterSlice: () => this.handOverIfDue(),
           takeChanges: () => this.takeChanges(),
