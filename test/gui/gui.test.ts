@@ -294,6 +294,8 @@ if (missing !== null) {
       info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; runs: number } };
       assert.equal(info.counts.pages, 0);
       assert.equal(info.counts.runs, 0);
+      // The view reloads its facts after the notice is shown (an async request): wait for them.
+      await page.waitForSelector('[data-fact=pages]:text-is("0")');
       assert.equal(await page.textContent('[data-fact=pages]'), '0');
       assert.deepEqual(dialogs, [], 'no browser dialog was opened');
     });
