@@ -16,18 +16,29 @@
  * also given), pages/s, the instances' share of the pages, transfers per
  * page (money transfers written / pages) and rows written per page (pages,
  * links, fetch results, OPIC states, transfers, partitions, instance rows),
- * and the database's share of the time: the instances' time in checkpoint
- * transactions / (instances x crawl seconds).
+ * the database's share of the time: the instances' time in checkpoint
+ * transactions / (instances x crawl seconds), and of it the job-lock share:
+ * the time in the checkpoints' last statement (shared_checkpoint_commit),
+ * the only one that waits for other instances (it takes the job row's lock).
+ * Each run's figures are printed as it ends, and the load average at the
+ * start and the end (this machine is shared: label figures taken under load).
  *
- *   npm run bench:crawl-shared                      (5,000 pages: about 2 minutes)
- *   npm run bench:crawl-shared -- --pages 100000    (the issue's size: long)
+ *   npm run bench:crawl-shared                      (5,000 pages: a few minutes)
+ *
+ * The issue's configuration (100,000 pages of 200 hosts, 50 ms answers, a
+ * per-host delay; each instance 12 requests at once, so that one instance is
+ * network-bound, not CPU-bound: about 200 pages/s, a tenth of what one
+ * instance does on the plain site; about 20 minutes on a quiet machine):
+ *
+ *   npm run bench:crawl-shared -- --pages 100000 --host-delay 100 --concurrency 12
  *
  * Options: --pages N (5000), --hosts N (200), --instances 1,2,4,8,
  * --latency MS (50), --host-delay MS (200), --concurrency N (4),
  * --plain-pages N (same as --pages), --no-plain, --checkpoint MS (1000: the
- * crawl's checkpoint interval; longer ones take the lock less often).
+ * crawl's checkpoint interval).
  */
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startSharedCrawl } from '../src/app/shared-crawl.js';
@@ -77,6 +88,7 @@ interface Result {
   transfersPerPage: number;
   rowsPerPage: number;
   dbShare: number;
+  lockShare: number;
 }
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -119,7 +131,9 @@ async function run(
     await client.connect();
     try {
       const span = await client.query<{ n: string; first: number; last: number }>('SELECT count(*) AS n, min(fetched_at) AS first, max(fetched_at) AS last FROM pages WHERE status IS NOT NULL');
-      const inst = await client.query<{ pages: string; transfers_sent: string; rows_written: string; db_ms: number }>('SELECT pages, transfers_sent, rows_written, db_ms FROM shared_instances');
+      const inst = await client.query<{ pages: string; transfers_sent: string; rows_written: string; db_ms: number; lock_ms: number }>(
+        'SELECT pages, transfers_sent, rows_written, db_ms, lock_ms FROM shared_instances',
+      );
       const fetched = Number(span.rows[0]!.n);
       const crawlSeconds = (span.rows[0]!.last - span.rows[0]!.first) / 1000;
       const sum = (pick: (r: (typeof inst.rows)[number]) => number): number => inst.rows.reduce((s, r) => s + pick(r), 0);
@@ -135,6 +149,7 @@ async function run(
         transfersPerPage: sum((r) => Number(r.transfers_sent)) / fetched,
         rowsPerPage: sum((r) => Number(r.rows_written)) / fetched,
         dbShare: sum((r) => r.db_ms) / 1000 / (instances * crawlSeconds),
+        lockShare: sum((r) => r.lock_ms) / 1000 / (instances * crawlSeconds),
       };
     } finally {
       await client.end();
@@ -144,8 +159,13 @@ async function run(
   }
 }
 
+function describe(r: Result): string {
+  return `  ${r.pages} pages in ${r.crawlSeconds.toFixed(1)} s: ${r.pagesPerSecond.toFixed(0)} pages/s, DB share ${(100 * r.dbShare).toFixed(0)}%, job-lock share ${(100 * r.lockShare).toFixed(1)}%`;
+}
+
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
+  const loadStart = loadavg().map((l) => l.toFixed(1)).join(' ');
   const server = await startTestServer();
   if (typeof server === 'string') throw new Error(server);
   const results: Result[] = [];
@@ -153,24 +173,28 @@ async function main(): Promise<void> {
     for (const n of o.instances) {
       progress(`network-bound site, ${n} instance(s)...`);
       results.push(await run(server.createDatabase, `network (${o.latencyMs} ms answers, ${o.hostDelayMs} ms per host)`, n, o.pages, o.hosts, o.latencyMs, o.hostDelayMs, o.concurrency, o.checkpointMs));
+      progress(describe(results.at(-1)!));
     }
     if (o.plain) {
       for (const n of [1, 2]) {
         progress(`plain site, ${n} instance(s)...`);
         results.push(await run(server.createDatabase, 'plain (CPU-bound)', n, o.plainPages ?? o.pages, o.hosts, 0, 0, 16, o.checkpointMs));
+        progress(describe(results.at(-1)!));
       }
     }
   } finally {
     server.stop();
   }
   const base = new Map<string, number>();
-  console.log(`${o.pages} pages on ${o.hosts} hosts, 64 partitions, concurrency ${o.concurrency} per instance (plain: 16), checkpoints every ${o.checkpointMs} ms, PostgreSQL on loopback\n`);
-  console.log('| site | instances | pages | crawl s | wall s | pages/s | speed-up | shares of pages | transfers/page | rows written/page | DB share of time |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
+  console.log(
+    `${o.pages} pages on ${o.hosts} hosts, 64 partitions, concurrency ${o.concurrency} per instance (plain: 16), checkpoints every ${o.checkpointMs} ms, PostgreSQL on loopback; load average ${loadStart} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end\n`,
+  );
+  console.log('| site | instances | pages | crawl s | wall s | pages/s | speed-up | shares of pages | transfers/page | rows written/page | DB share of time | job-lock share |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|');
   for (const r of results) {
     if (!base.has(r.site)) base.set(r.site, r.pagesPerSecond);
     console.log(
-      `| ${r.site} | ${r.instances} | ${r.pages} | ${r.crawlSeconds.toFixed(1)} | ${r.wallSeconds.toFixed(1)} | ${r.pagesPerSecond.toFixed(0)} | ${(r.pagesPerSecond / base.get(r.site)!).toFixed(2)}x | ${r.shares.map((s) => `${(100 * s).toFixed(0)}%`).join(' ')} | ${r.transfersPerPage.toFixed(2)} | ${r.rowsPerPage.toFixed(1)} | ${(100 * r.dbShare).toFixed(0)}% |`,
+      `| ${r.site} | ${r.instances} | ${r.pages} | ${r.crawlSeconds.toFixed(1)} | ${r.wallSeconds.toFixed(1)} | ${r.pagesPerSecond.toFixed(0)} | ${(r.pagesPerSecond / base.get(r.site)!).toFixed(2)}x | ${r.shares.map((s) => `${(100 * s).toFixed(0)}%`).join(' ')} | ${r.transfersPerPage.toFixed(2)} | ${r.rowsPerPage.toFixed(1)} | ${(100 * r.dbShare).toFixed(0)}% | ${(100 * r.lockShare).toFixed(1)}% |`,
     );
   }
 }

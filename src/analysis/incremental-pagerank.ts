@@ -52,6 +52,29 @@ export interface PushReport {
   converged: boolean;
 }
 
+/**
+ * Everything an IncrementalPageRank holds, to carry it to another thread (the typed arrays are
+ * the engine's own: transfer them, and drop the engine they came from).
+ */
+export interface IncrementalPageRankState {
+  damping: number;
+  n: number;
+  z: Float64Array;
+  r: Float64Array;
+  mass: number;
+  start: Int32Array;
+  degree: Int32Array;
+  links: Int32Array;
+  linksUsed: number;
+  liveLinks: number;
+  queue: Int32Array;
+  head: number;
+  queued: number;
+  inQueue: Uint8Array;
+  totalPushes: number;
+  totalEdgeVisits: number;
+}
+
 function grownFloat(array: Float64Array, size: number): Float64Array<ArrayBuffer> {
   const next = new Float64Array(Math.max(size, array.length * 2));
   next.set(array);
@@ -96,6 +119,33 @@ export class IncrementalPageRank {
 
   get pages(): number {
     return this.n;
+  }
+
+  /** The whole state, arrays included without a copy (see IncrementalPageRankState). */
+  exportState(): IncrementalPageRankState {
+    const { damping, n, z, r, mass, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
+    return { damping, n, z, r, mass, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
+  }
+
+  /** An engine that carries on from an exported state (the same vector, residual and queue). */
+  static fromState(state: IncrementalPageRankState): IncrementalPageRank {
+    const engine = new IncrementalPageRank(state.damping);
+    engine.n = state.n;
+    engine.z = state.z as Float64Array<ArrayBuffer>;
+    engine.r = state.r as Float64Array<ArrayBuffer>;
+    engine.mass = state.mass;
+    engine.start = state.start as Int32Array<ArrayBuffer>;
+    engine.degree = state.degree as Int32Array<ArrayBuffer>;
+    engine.links = state.links as Int32Array<ArrayBuffer>;
+    engine.linksUsed = state.linksUsed;
+    engine.liveLinks = state.liveLinks;
+    engine.queue = state.queue as Int32Array<ArrayBuffer>;
+    engine.head = state.head;
+    engine.queued = state.queued;
+    engine.inQueue = state.inQueue as Uint8Array<ArrayBuffer>;
+    engine.totalPushes = state.totalPushes;
+    engine.totalEdgeVisits = state.totalEdgeVisits;
+    return engine;
   }
 
   get linkCount(): number {

@@ -47,6 +47,14 @@ export interface SccSolverOptions {
   scc?: SccResult;
   /** Threads for the large components (this one included): 1 = sequential. */
   threads: number;
+  /**
+   * Called as the solve goes: during the sweeps of the components, each
+   * sweep that goes beyond the most any component has needed so far reports
+   * (that sweep number, the component's relative L1 change), the quantity its stopping test compares to the
+   * tolerance; then (iterations, ||pi G - pi||_1) after the solve and after
+   * every refinement round. The last call gives the result's iterations
+   * and residual.
+   */
   onIteration?: (iteration: number, residual: number) => void;
 }
 
@@ -156,6 +164,17 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   let maxSweeps = 0;
   let work = 0;
   let capped = false;
+  // Live progress: sweeps numbered past the most reported so far, so the curve's x only grows.
+  let reported = 0;
+  const onIteration = options.onIteration;
+  const onSweep =
+    onIteration === undefined
+      ? undefined
+      : (sweep: number, relativeChange: number): void => {
+          if (sweep <= reported) return;
+          reported = sweep;
+          onIteration(sweep, relativeChange);
+        };
 
   for (let t = 0; t < scc.count; t++) {
     const s = componentStart[t]!;
@@ -187,8 +206,8 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     const links = inOffsets[e]! - inOffsets[s]!;
     const sweeps =
       links >= LARGE_COMPONENT_LINKS
-        ? solveLargeComponent(s, e, links >= PARALLEL_COMPONENT_LINKS ? threads : 1, blocks!, c, tolerance, options.maxIterations, constantMass)
-        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z);
+        ? solveLargeComponent(s, e, links >= PARALLEL_COMPONENT_LINKS ? threads : 1, blocks!, c, tolerance, options.maxIterations, constantMass, onSweep)
+        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z, onSweep);
     if (sweeps >= options.maxIterations) capped = true;
     if (sweeps > maxSweeps) maxSweeps = sweeps;
     work += sweeps * (inOffsets[e]! - inOffsets[s]!);
@@ -248,6 +267,7 @@ function solveComponent(
   constant: Float64Array,
   y: Float64Array,
   z: Float64Array,
+  onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   let sweeps = 0;
   while (sweeps < maxSweeps) {
@@ -277,6 +297,7 @@ function solveComponent(
       }
       mass = balanced;
     }
+    onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
   return sweeps;
@@ -362,6 +383,7 @@ function solveLargeComponent(
   tolerance: number,
   maxSweeps: number,
   constantMass: number,
+  onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshotA } = data;
   const first = inOffsets[s]!;
@@ -388,12 +410,13 @@ function solveLargeComponent(
   }
   if (threads > 1) snapshotA.set(z.subarray(s, e), s);
   data.params.set([c, tolerance, maxSweeps, constantMass]);
-  runParallel('pagerank-component-blocks', data, threads, sweepComponentBlocks);
+  // Thread 0 is this thread: it reports each sweep as it ends.
+  runParallel('pagerank-component-blocks', data, threads, (context) => sweepComponentBlocks(context, onSweep));
   return data.sweeps[0]!;
 }
 
 /** One thread's part of solveLargeComponent (also run by the worker threads). */
-export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): void {
+export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSweep?: (sweep: number, relativeChange: number) => void): void {
   const { data, thread, threads, barrier } = context;
   const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, internalShare, constant, y, z, partials } = data;
   const c = params[0]!;
@@ -441,6 +464,7 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>): voi
       readScale = scale;
       mass = balanced;
     }
+    if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
   if (thread === 0) data.sweeps[0] = sweeps;

@@ -57,6 +57,7 @@ export interface CrawlCliOptions {
   checkpoint?: string;
   live?: boolean;
   liveInterval?: string;
+  liveInlineEdges?: string;
   top?: string;
   quiet?: boolean;
   json?: boolean;
@@ -109,6 +110,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.maxRedirects !== undefined) s.maxRedirects = integerOption('--max-redirects', options.maxRedirects, 10, 0);
   if (options.live !== undefined) s.live = options.live;
   if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
+  if (options.liveInlineEdges !== undefined) s.liveInlineEdges = integerOption('--live-inline-edges', options.liveInlineEdges, 5_000_000, 0);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
   return s;
 }

@@ -26,6 +26,8 @@ export interface OrderingInput {
   siteSeed?: number;
   strategies?: CrawlStrategy[];
   updateEvery?: number;
+  /** The live PageRank's treatment of unfetched pages (crawl-ordering.ts): 'dangling', as the crawler does. */
+  unfetched?: 'dangling' | 'seeds';
   /** The site's name in the plots and summary (default: the store, or the generated site's size). */
   title?: string;
   /** Directory for ordering.csv, the SVG plots and summary.md. */
@@ -74,6 +76,7 @@ export async function orderingExperiment(input: OrderingInput, context: AppConte
     seeds,
     ...(input.strategies === undefined ? {} : { strategies: input.strategies }),
     ...(input.updateEvery === undefined ? {} : { updateEvery: input.updateEvery }),
+    ...(input.unfetched === undefined ? {} : { unfetched: input.unfetched }),
     onProgress: (message) => context.onProgress?.({ phase: 'ordering', message }),
   });
   const site = input.title ?? described;

@@ -126,13 +126,19 @@ export interface LiveReport {
   /** Pushes and links followed by them, in all. */
   pushes: number;
   edgeVisits: number;
-  /** Worker time spent on changes and pushes, ms (the final solve included; wall time). */
+  /** Time spent on changes and pushes, ms (the final solve included; wall time). */
   busyMs: number;
-  /** CPU time of the worker thread, ms, start-up included (10 ms resolution; NaN off Linux, null in JSON). */
+  /**
+   * CPU time of the updates, ms: the busy time of those run on the crawler's thread, plus the CPU
+   * clock of the worker thread once they moved there, its start-up included (10 ms resolution;
+   * NaN off Linux, null in JSON).
+   */
   cpuMs: number;
+  /** True when the updates had moved to a worker thread (they had followed --live-inline-edges links). */
+  inWorker: boolean;
   /** Of which the final solve, ms. */
   finalMs: number;
-  /** Bytes of the worker's typed arrays. */
+  /** Bytes of the engine's typed arrays. */
   bytes: number;
   /** Upper bound of the final vector's L1 error against the exact PageRank of the crawled graph. */
   errorBound: number;
@@ -341,6 +347,7 @@ export class Crawler {
         this.live = new LiveRank({
           damping: this.settings.damping,
           intervalMs: this.settings.liveIntervalMs,
+          inlineEdges: this.settings.liveInlineEdges,
           onVector: (vector) => this.onLiveVector(vector),
           onError: (error) => this.fail(error),
         });
@@ -862,6 +869,7 @@ export class Crawler {
       edgeVisits: vector.edgeVisits,
       busyMs: vector.busyMs,
       cpuMs: vector.cpuMs,
+      inWorker: this.live.inWorker,
       finalMs: vector.busyMs - before,
       bytes: vector.bytes,
       errorBound: vector.errorBound,

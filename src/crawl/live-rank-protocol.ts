@@ -6,6 +6,8 @@
  *   SET u k t1 .. tk      page u's out-links are t1 .. tk (replacing any)
  *   ADD u k t1 .. tk      page u links to t1 .. tk too
  */
+import type { LiveLoopStart } from './live-rank-loop.js';
+
 export const OP_GROW = 1;
 export const OP_SET = 2;
 export const OP_ADD = 3;
@@ -16,6 +18,14 @@ export interface LiveWorkerOptions {
   intervalMs: number;
   /** L1 tolerance of the updates while crawling. */
   tolerance: number;
+}
+
+/** What the worker starts with: its options, and the state built on the crawler's thread (or null). */
+export interface LiveWorkerData {
+  options: LiveWorkerOptions;
+  from: LiveLoopStart | null;
+  /** CPU the updates used on the crawler's thread before the hand-over, ms. */
+  cpuMsBefore: number;
 }
 
 export type ToWorker = { type: 'changes'; ops: Int32Array } | { type: 'finish'; tolerance: number };
@@ -41,7 +51,10 @@ export interface LiveVector {
   edgeVisits: number;
   /** Time the worker spent applying changes and pushing, ms (wall time: includes time the thread waited for a core). */
   busyMs: number;
-  /** CPU time of the worker thread since it started, ms (10 ms resolution; NaN off Linux). */
+  /**
+   * CPU time of the updates, ms: the worker thread's CPU clock since it started (10 ms resolution;
+   * NaN off Linux), plus the busy time of the updates run on the crawler's thread before it started.
+   */
   cpuMs: number;
   /** Bytes of the worker's typed arrays. */
   bytes: number;

@@ -1,36 +1,93 @@
 /**
- * The crawler's side of the live PageRank: graph changes are queued as they
- * happen (pages found, out-links of fetched pages) and sent to the worker
- * thread (live-rank-worker.ts) every FLUSH_MS, so fetching never waits for
- * the computation; the latest vector the worker published is kept here for
- * the progress line, the checkpoints and the pagerank strategy.
+ * The crawler's side of the live PageRank. The updates start on the crawler's
+ * own thread (live-rank-loop.ts), in slices of a few tenths of a millisecond
+ * between fetches. Starting a worker thread costs some 50-100 ms of CPU, more
+ * than a short crawl's updates (the PostgreSQL manual's: 1-3 million links
+ * followed, ~20-50 ms); so, as in the ski-rental rule, the updates stay here
+ * until the links they followed (`inlineEdges`, 5 million: about what the
+ * thread's start costs) pay for the thread, then the engine's state moves,
+ * without a copy, to a worker thread (live-rank-worker.ts), which carries on
+ * with the same vector, residual and queue; from then on graph changes are queued as
+ * integers and sent to it every FLUSH_MS, so fetching never waits for the
+ * computation. Either way the latest vector published is kept here for the
+ * progress line, the checkpoints and the pagerank strategy. Where the
+ * updates run changes their timing, not what they compute.
  */
 import { Worker } from 'node:worker_threads';
 import { INCREMENTAL_PAGERANK_DEFAULTS } from '../analysis/incremental-pagerank.js';
-import { type FromWorker, type LiveVector, type LiveWorkerOptions, OP_ADD, OP_GROW, OP_SET, type ToWorker } from './live-rank-protocol.js';
+import { LiveUpdateLoop } from './live-rank-loop.js';
+import { type FromWorker, type LiveVector, type LiveWorkerData, type LiveWorkerOptions, OP_ADD, OP_GROW, OP_SET, type ToWorker } from './live-rank-protocol.js';
 
 export type { LiveVector } from './live-rank-protocol.js';
 
 /** Changes are sent to the worker this often, ms. */
 const FLUSH_MS = 100;
+/** Links followed per slice of an update on the crawler's thread: well under a millisecond. */
+const INLINE_SLICE_EDGES = 20_000;
+/** Links the updates may follow on the crawler's thread before they move to a worker thread. */
+export const LIVE_INLINE_EDGES = 5_000_000;
 
 export interface LiveRankOptions {
   damping?: number;
   /** Least time between two vectors, ms: 1000. */
   intervalMs?: number;
   tolerance?: number;
-  /** Called on the crawler's thread with each vector the worker publishes. */
+  /** Links the updates may follow on this thread before they move to a worker: LIVE_INLINE_EDGES (0: a worker from the start). */
+  inlineEdges?: number;
+  /** Called on the crawler's thread with each vector published. */
   onVector?: (vector: LiveVector) => void;
-  /** Called when the worker fails. */
+  /** Called when the updates fail. */
   onError?: (error: Error) => void;
 }
 
+/** A growable buffer of int32 operations. */
+class OpBuffer {
+  private data = new Int32Array(4096);
+  length = 0;
+
+  push2(a: number, b: number): void {
+    this.reserve(2);
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+  }
+
+  push3(a: number, b: number, c: number): void {
+    this.reserve(3);
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+    this.data[this.length++] = c;
+  }
+
+  pushAll(values: ArrayLike<number>): void {
+    this.reserve(values.length);
+    for (let i = 0; i < values.length; i++) this.data[this.length++] = values[i]!;
+  }
+
+  /** The operations queued, in an array of their own (to transfer); the buffer is emptied. */
+  take(): Int32Array<ArrayBuffer> {
+    const ops = this.data.slice(0, this.length);
+    this.length = 0;
+    return ops;
+  }
+
+  private reserve(k: number): void {
+    if (this.length + k <= this.data.length) return;
+    const next = new Int32Array(Math.max(this.length + k, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
 export class LiveRank {
-  private readonly worker: Worker;
-  private ops: number[] = [];
+  private readonly workerOptions: LiveWorkerOptions;
+  private readonly inlineEdges: number;
+  /** The updates on this thread (null once they moved to the worker). */
+  private inline: LiveUpdateLoop | null = null;
+  private worker: Worker | null = null;
+  private readonly ops = new OpBuffer();
   private pagesSent = 0;
   private pagesKnown = 0;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
   private waitingFinal: { resolve: (vector: LiveVector) => void; reject: (error: Error) => void } | null = null;
   private failure: Error | null = null;
   private closed = false;
@@ -42,19 +99,31 @@ export class LiveRank {
   updates = 0;
 
   constructor(private readonly options: LiveRankOptions = {}) {
-    const workerOptions: LiveWorkerOptions = {
+    this.workerOptions = {
       damping: options.damping ?? INCREMENTAL_PAGERANK_DEFAULTS.damping,
       intervalMs: options.intervalMs ?? 1000,
       tolerance: options.tolerance ?? INCREMENTAL_PAGERANK_DEFAULTS.tolerance,
     };
-    this.worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: workerOptions });
-    this.worker.on('message', (message: FromWorker) => this.received(message));
-    this.worker.on('error', (error) => this.failed(error));
-    this.worker.on('exit', (code) => {
-      if (!this.closed) this.failed(new Error(`live PageRank worker: exited with code ${code}`));
-    });
-    this.timer = setInterval(() => this.flush(), FLUSH_MS);
-    this.timer.unref();
+    this.inlineEdges = options.inlineEdges ?? LIVE_INLINE_EDGES;
+    if (this.inlineEdges <= 0) this.startWorker();
+    else {
+      const loop: LiveUpdateLoop = new LiveUpdateLoop(
+        this.workerOptions.damping,
+        { intervalMs: this.workerOptions.intervalMs, tolerance: this.workerOptions.tolerance, sliceEdges: INLINE_SLICE_EDGES,
+          cpuMs: () => loop.busyMs,
+          afterSlice: () => this.handOverIfDue(),
+          takeChanges: () => this.takeChanges(),
+        },
+        (vector) => this.received(vector),
+        (error) => this.failed(error instanceof Error ? error : new Error(String(error))),
+      );
+      this.inline = loop;
+    }
+  }
+
+  /** True once the updates run in the worker thread. */
+  get inWorker(): boolean {
+    return this.worker !== null;
   }
 
   /** Pages 0 .. total - 1 exist. */
@@ -64,25 +133,20 @@ export class LiveRank {
 
   /** Page u's out-links are `targets` (replacing any it had). */
   setLinks(u: number, targets: ArrayLike<number>): void {
-    this.growOp();
-    this.ops.push(OP_SET, u, targets.length);
-    for (let i = 0; i < targets.length; i++) this.ops.push(targets[i]!);
+    this.change(OP_SET, u, targets);
   }
 
   /** Page u links to `targets` too. */
   addLinks(u: number, targets: ArrayLike<number>): void {
-    this.growOp();
-    this.ops.push(OP_ADD, u, targets.length);
-    for (let i = 0; i < targets.length; i++) this.ops.push(targets[i]!);
+    this.change(OP_ADD, u, targets);
   }
 
-  /** Sends the queued changes to the worker. */
+  /** Sends the queued changes to the worker (with the updates on this thread: nothing to send). */
   flush(): void {
-    if (this.closed || this.failure !== null) return;
+    if (this.closed || this.failure !== null || this.worker === null) return;
     this.growOp();
     if (this.ops.length === 0) return;
-    const ops = Int32Array.from(this.ops);
-    this.ops = [];
+    const ops = this.ops.take();
     const message: ToWorker = { type: 'changes', ops };
     this.worker.postMessage(message, [ops.buffer]);
   }
@@ -90,18 +154,27 @@ export class LiveRank {
   /** Sends what is queued and waits for the vector solved to `tolerance` from a recomputed residual. */
   async finish(tolerance: number = INCREMENTAL_PAGERANK_DEFAULTS.finalTolerance): Promise<LiveVector> {
     if (this.failure !== null) throw this.failure;
-    this.flush();
     const final = new Promise<LiveVector>((resolve, reject) => (this.waitingFinal = { resolve, reject }));
-    const message: ToWorker = { type: 'finish', tolerance };
-    this.worker.postMessage(message);
+    if (this.inline !== null) {
+      try {
+        this.inline.finish(tolerance);
+      } catch (error) {
+        this.failed(error instanceof Error ? error : new Error(String(error)));
+      }
+    } else {
+      this.flush();
+      const message: ToWorker = { type: 'finish', tolerance };
+      this.worker!.postMessage(message);
+    }
     return final;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
-    await this.worker.terminate();
+    this.inline?.stop();
+    if (this.timer !== null) clearInterval(this.timer);
+    await this.worker?.terminate();
   }
 
   /** The page count of the graph sent (ops included). */
@@ -109,9 +182,55 @@ export class LiveRank {
     return this.pagesKnown;
   }
 
+  /** Queues a change: for the next update on this thread, or for the worker (flush). */
+  private change(op: number, u: number, targets: ArrayLike<number>): void {
+    if (this.closed || this.failure !== null) return;
+    this.growOp();
+    this.ops.push3(op, u, targets.length);
+    this.ops.pushAll(targets);
+    this.inline?.schedule();
+  }
+
+  /** The changes queued for the next update on this thread (pages found since the last included). */
+  private takeChanges(): Int32Array | null {
+    this.growOp();
+    return this.ops.length === 0 ? null : this.ops.take();
+  }
+
+  /** Moves the updates to the worker once those on this thread have followed `inlineEdges` links. */
+  private handOverIfDue(): boolean {
+    if (this.inline === null || this.inline.engine.totalEdgeVisits < this.inlineEdges) return false;
+    this.startWorker();
+    return true;
+  }
+
+  /** Starts the worker thread, handing it the state built on this thread (if any). */
+  private startWorker(): void {
+    const inline = this.inline;
+    this.inline = null;
+    let data: LiveWorkerData = { options: this.workerOptions, from: null, cpuMsBefore: 0 };
+    const transfer: ArrayBuffer[] = [];
+    if (inline !== null) {
+      inline.stop();
+      const state = inline.engine.exportState();
+      data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs }, cpuMsBefore: inline.busyMs };
+      for (const array of [state.z, state.r, state.start, state.degree, state.links, state.queue, state.inQueue]) transfer.push(array.buffer as ArrayBuffer);
+      // The changes still queued (made during the last update) go to the worker with the next flush.
+    }
+    const worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: data, transferList: transfer });
+    this.worker = worker;
+    worker.on('message', (message: FromWorker) => this.received(message));
+    worker.on('error', (error) => this.failed(error));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.failed(new Error(`live PageRank worker: exited with code ${code}`));
+    });
+    this.timer = setInterval(() => this.flush(), FLUSH_MS);
+    this.timer.unref();
+  }
+
   private growOp(): void {
     if (this.pagesKnown > this.pagesSent) {
-      this.ops.push(OP_GROW, this.pagesKnown);
+      this.ops.push2(OP_GROW, this.pagesKnown);
       this.pagesSent = this.pagesKnown;
     }
   }

@@ -55,10 +55,16 @@ export interface CrawlSettings {
   checkpointMs: number;
   checkpointPages: number;
   seed: number;
-  /** Keep a live PageRank of the known graph in a worker thread (docs/live-importance.md): true. */
+  /** Keep a live PageRank of the known graph (docs/live-importance.md): true. */
   live: boolean;
   /** Least time between two live PageRank vectors, ms: 1000. */
   liveIntervalMs: number;
+  /**
+   * Links the live PageRank's updates may follow on the crawler's thread, between fetches, before
+   * they move to a worker thread (docs/live-importance.md): 5,000,000, about what starting the
+   * thread costs. 0: in a worker from the start.
+   */
+  liveInlineEdges: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
@@ -100,6 +106,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   seed: 1,
   live: true,
   liveIntervalMs: 1000,
+  liveInlineEdges: 5_000_000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -129,6 +136,7 @@ function checkSettings(s: CrawlSettings): void {
   }
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
   if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);
+  integer('--live-inline-edges', s.liveInlineEdges, 0);
   if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);

@@ -76,6 +76,8 @@ export interface SharedCounters {
   rowsWritten: number;
   /** Milliseconds spent in checkpoint transactions. */
   dbMs: number;
+  /** Of which in their last statement, the only one that waits for other instances (the job row's lock). */
+  lockMs: number;
 }
 
 export interface SharedProgress extends SharedCounters {
@@ -171,9 +173,8 @@ export class SharedCrawler {
   private fetches: SharedCheckpoint['fetches'] = [];
   private links: SharedCheckpoint['links'] = [];
   private counts = { fetched: 0, requests: 0, pages: 0 };
-  private lastSeenId = 0;
   private readonly counters: SharedCounters = {
-    fetched: 0, failed: 0, excluded: 0, other: 0, requests: 0, retries: 0, pages: 0, checkpoints: 0, transfersSent: 0, transfersApplied: 0, rowsWritten: 0, dbMs: 0,
+    fetched: 0, failed: 0, excluded: 0, other: 0, requests: 0, retries: 0, pages: 0, checkpoints: 0, transfersSent: 0, transfersApplied: 0, rowsWritten: 0, dbMs: 0, lockMs: 0,
   };
   private job: SharedJob;
   private writing: Promise<void> | null = null;
@@ -351,6 +352,8 @@ export class SharedCrawler {
       this.hostOf[i] = -1;
       this.state[i] = FOREIGN;
     }
+    // Known and held already (news of a page this instance stored or adopted itself).
+    if (this.dbId[i] === row.id && this.state[i] !== FOREIGN && this.held[row.part] === HELD) return;
     this.dbId[i] = row.id;
     this.localOfId.set(row.id, i);
     this.part[i] = row.part;
@@ -539,10 +542,12 @@ export class SharedCrawler {
     const started = performance.now();
     const snapshot = this.snapshot(finishing);
     this.writing = this.db
-      .checkpoint(this.id, snapshot.checkpoint, this.lastDbMs)
+      .checkpoint(this.id, snapshot.checkpoint, { dbMs: this.lastDbMs, lockMs: this.lastLockMs })
       .then(async (result) => {
         this.lastDbMs = performance.now() - started;
         this.counters.dbMs += this.lastDbMs;
+        this.lastLockMs = result.lockMs;
+        this.counters.lockMs += result.lockMs;
         this.counters.checkpoints++;
         this.counters.rowsWritten += result.rowsWritten;
         this.counters.transfersSent += snapshot.checkpoint.transfers.length;
@@ -558,6 +563,7 @@ export class SharedCrawler {
   }
 
   private lastDbMs = 0;
+  private lastLockMs = 0;
 
   private snapshot(finishing: boolean): { checkpoint: SharedCheckpoint; released: number[] } {
     const held: number[] = [];
@@ -608,7 +614,6 @@ export class SharedCrawler {
       held,
       release,
       releasing,
-      lastSeenId: this.lastSeenId,
       ownPages,
       foreignPages,
       ids,
@@ -640,7 +645,6 @@ export class SharedCrawler {
 
   private afterCommit(snapshot: { checkpoint: SharedCheckpoint; released: number[] }, result: Awaited<ReturnType<SharedCrawlDb['checkpoint']>>): void {
     this.job = result.job;
-    this.lastSeenId = result.lastSeenId;
     for (const [local, id, seenAll, storedCash] of result.assigned) {
       this.dbId[local] = id;
       this.localOfId.set(id, local);

@@ -23,7 +23,10 @@
  *   vector is brought up to date first (in a crawl it lags by at most one
  *   update interval). Scores are compared to 9 significant digits, so that
  *   pages of equal final PageRank (leaves of the same parent) count as ties
- *   rather than in the order of rounding noise.
+ *   rather than in the order of rounding noise. The same tau is also given
+ *   over the pages fetched and over the pages known but not fetched, apart:
+ *   early in a pass most known pages are unfetched, and the two estimates
+ *   fare differently on the two kinds (docs/live-importance.md).
  */
 import { kendallTau } from '../analysis/compare.js';
 import { IncrementalPageRank } from '../analysis/incremental-pagerank.js';
@@ -50,6 +53,13 @@ export interface OrderingOptions {
   liveTolerance?: number;
   /** Seed of the random strategy. */
   seed?: number;
+  /**
+   * How the live PageRank treats a page known but not fetched yet: 'dangling' (the crawler's
+   * convention: its mass spread like the teleport) or 'seeds' (a variant kept for comparison, not
+   * used by the crawler: its mass goes to the seeds, as if its unseen links led back to where the
+   * crawl started; pages fetched keep their own links, so the end of the pass is the same).
+   */
+  unfetched?: 'dangling' | 'seeds';
   onProgress?: (message: string) => void;
 }
 
@@ -64,6 +74,11 @@ export interface OrderingMark {
   top100: number;
   tauOpic: number;
   tauLive: number;
+  /** The same over the pages fetched only, and over the known pages not fetched only (NaN: fewer than 2 pages). */
+  tauOpicFetched: number;
+  tauLiveFetched: number;
+  tauOpicUnfetched: number;
+  tauLiveUnfetched: number;
 }
 
 export interface OrderingResult {
@@ -81,6 +96,18 @@ export interface OrderingResult {
 /** Scores to 9 significant digits (see the header). */
 function rounded(values: ArrayLike<number>): Float64Array {
   return Float64Array.from({ length: values.length }, (_, i) => Number(values[i]!.toPrecision(9)));
+}
+
+/** Kendall's tau-b of a and b over the indices i < known with pick(i). */
+function tauOver(a: ArrayLike<number>, b: ArrayLike<number>, known: number, pick: (i: number) => boolean): number {
+  const x: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < known; i++) {
+    if (!pick(i)) continue;
+    x.push(a[i]!);
+    y.push(b[i]!);
+  }
+  return x.length < 2 ? Number.NaN : kendallTau(Float64Array.from(x), Float64Array.from(y));
 }
 
 /** The pages reachable from the seeds. */
@@ -144,6 +171,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
     /** Crawl id <-> page of the final graph, in the order pages are found. */
     const nodeOf = new Int32Array(n);
     const idOf = new Int32Array(n).fill(-1);
+    const isFetched = new Uint8Array(n);
     let known = 0;
     const discover = (node: number): number => {
       if (idOf[node]! >= 0) return idOf[node]!;
@@ -152,10 +180,13 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
       nodeOf[id] = node;
       known++;
       live.growTo(known);
+      if (towardSeeds !== null) live.setLinks(id, towardSeeds);
       frontier.add(id, 0);
       return id;
     };
+    let towardSeeds: number[] | null = null;
     const seedIds = seeds.map(discover);
+    if (options.unfetched === 'seeds') towardSeeds = seedIds;
     opic.distributeInitialCash(seedIds);
     frontier.setHostEnabled(0, true);
     let fetched = 0;
@@ -173,6 +204,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
       for (const t of final.successors(node)) if (t !== node) out.push(discover(t));
       opic.read(id, out);
       live.setLinks(id, out);
+      isFetched[id] = 1;
       frontier.fetched(id, out);
       fetched++;
       rankMass += reference[node]!;
@@ -188,6 +220,10 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
         const opicEstimates = opic.estimates();
         const liveScores = live.scores();
         const truth = Float64Array.from({ length: known }, (_, i) => referenceRounded[nodeOf[i]!]!);
+        const opicRounded = rounded(opicEstimates.subarray(0, known));
+        const liveRounded = rounded(liveScores);
+        const wasFetched = (i: number): boolean => isFetched[i] === 1;
+        const notFetched = (i: number): boolean => isFetched[i] === 0;
         results.push({
           strategy,
           mark: marks[markIndex]!,
@@ -196,8 +232,12 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
           rankMass,
           top10,
           top100,
-          tauOpic: kendallTau(rounded(opicEstimates.subarray(0, known)), truth),
-          tauLive: kendallTau(rounded(liveScores), truth),
+          tauOpic: kendallTau(opicRounded, truth),
+          tauLive: kendallTau(liveRounded, truth),
+          tauOpicFetched: tauOver(opicRounded, truth, known, wasFetched),
+          tauLiveFetched: tauOver(liveRounded, truth, known, wasFetched),
+          tauOpicUnfetched: tauOver(opicRounded, truth, known, notFetched),
+          tauLiveUnfetched: tauOver(liveRounded, truth, known, notFetched),
         });
         markIndex++;
       }

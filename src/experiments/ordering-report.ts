@@ -19,9 +19,25 @@ const name = (strategy: string): string => STRATEGY_NAMES[strategy] ?? strategy;
 const percent = (x: number): string => `${Number((100 * x).toPrecision(3))}%`;
 
 export function orderingCsv(result: OrderingResult): string {
-  const header = 'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live';
+  const header =
+    'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched';
+  const tau = (x: number): string => (Number.isNaN(x) ? '' : x.toFixed(4));
   const rows = result.marks.map((m) =>
-    [m.strategy, 100 * m.mark, m.fetched, m.known, m.rankMass.toFixed(6), m.top10, m.top100, m.tauOpic.toFixed(4), m.tauLive.toFixed(4)].join(','),
+    [
+      m.strategy,
+      100 * m.mark,
+      m.fetched,
+      m.known,
+      m.rankMass.toFixed(6),
+      m.top10,
+      m.top100,
+      tau(m.tauOpic),
+      tau(m.tauLive),
+      tau(m.tauOpicFetched),
+      tau(m.tauLiveFetched),
+      tau(m.tauOpicUnfetched),
+      tau(m.tauLiveUnfetched),
+    ].join(','),
   );
   return `${header}\n${rows.join('\n')}\n`;
 }
@@ -48,6 +64,8 @@ export function orderingCharts(result: OrderingResult, site: string): Array<[str
   ];
 }
 
+const tauText = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
+
 function table(rows: string[][]): string {
   return `| ${rows[0]!.join(' | ')} |\n|${rows[0]!.map(() => '---').join('|')}|\n${rows
     .slice(1)
@@ -66,6 +84,8 @@ export function orderingTables(result: OrderingResult): string {
     block('RankMass (share of the final PageRank fetched):', (m) => percent(m.rankMass)),
     block('Final top-10 / top-100 pages fetched:', (m) => `${m.top10} / ${m.top100}`),
     block("Kendall tau vs the final PageRank, OPIC's estimate / the live PageRank (pages known at the mark):", (m) => `${m.tauOpic.toFixed(3)} / ${m.tauLive.toFixed(3)}`),
+    block('The same over the pages fetched only:', (m) => `${tauText(m.tauOpicFetched)} / ${tauText(m.tauLiveFetched)}`),
+    block('The same over the pages known but not fetched yet:', (m) => `${tauText(m.tauOpicUnfetched)} / ${tauText(m.tauLiveUnfetched)}`),
   ].join('\n');
 }
 

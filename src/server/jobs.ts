@@ -63,7 +63,10 @@ export class Job {
     const iteration = event.data?.['iteration'];
     const residual = event.data?.['residual'];
     if (typeof iteration === 'number' && typeof residual === 'number' && Number.isFinite(residual)) {
-      this.json.residuals.push([iteration, residual]);
+      // A repeated iteration replaces its point (Gauss-Seidel reports its last sweep, then the measured residual there).
+      const last = this.json.residuals[this.json.residuals.length - 1];
+      if (last !== undefined && last[0] === iteration) last[1] = residual;
+      else this.json.residuals.push([iteration, residual]);
       if (this.json.residuals.length > MAX_RESIDUALS) this.json.residuals = this.json.residuals.filter((_, i) => i % 2 === 1);
     }
     this.events.emit('progress', event);

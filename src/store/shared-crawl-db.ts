@@ -11,25 +11,40 @@
  * - shared_instances: one row per crawler process: heartbeat, state
  *   (working, waiting for work, finished, failed) and counters;
  * - shared_partitions: pages belong to partition hash(host) mod P; each
- *   partition has an owner whose lease expires unless renewed, and the count
- *   of its pages never fetched;
+ *   partition has an owner whose lease expires unless renewed;
  * - shared_transfers: the OPIC paper's buffered "money transfers": cash owed
  *   to a page of a partition its sender does not hold, applied by the
- *   partition's owner at its next checkpoint.
+ *   partition's owner at its next checkpoint;
+ * - shared_news: pages an instance stored in a partition it does not hold
+ *   (link targets), read (and deleted) by the partition's owner at its next
+ *   checkpoint: how an owner learns the pages others found for it.
  *
- * Every checkpoint is one transaction that first locks the job row (SELECT
- * ... FOR UPDATE), so checkpoints of all instances are serialised: pages get
- * ids in commit order, each instance learns exactly the pages others added
- * to its partitions, and the accounting is exact at every commit:
+ * Every checkpoint is one transaction, and instances' checkpoints run side by
+ * side: nothing in one waits for another's but its last statement. It locks
+ * only rows of its own: its partitions' rows (SELECT ... FOR UPDATE at the
+ * start: the fencing; an instance taking partitions skips locked rows, SKIP
+ * LOCKED), its pages, its instance row. Pages are inserted in one statement
+ * in key order, so two instances storing the same new pages wait for each
+ * other in the same order (no deadlock); a page stored first by another is
+ * adopted (its stored cash joins ours). The shared globals are the one hot
+ * row: shared_checkpoint_commit(), the last statement (one round trip, a
+ * PL/pgSQL function), locks the job row until the commit, adds the virtual
+ * page's payout to the accumulator over every page stored at the commit,
+ * sets the new pages' seen_all to the accumulator before it, numbers the
+ * fetches (fetch_seq, in commit order) and marks the crawl done when no page
+ * waits for its first fetch. Each commit keeps the accounting exact:
  *   sum over pages of (cash + all_pool - seen_all) + sum of transfers = 1,
  * the virtual page's cash being paid out (into all_pool) in the transaction
- * that received it. A checkpoint also renews the instance's leases and does
- * the balancing: an instance below its fair share of partitions takes free
- * or expired ones (most unfetched pages first); an instance that holds more
- * than its share, or several partitions with work, while another waits is
- * told to let some go (crawl/shared-crawler.ts lets them go once their
- * fetches are over). An instance whose lease was taken over (it stalled
- * longer than the lease) fails its checkpoint: nothing it did since is kept.
+ * that received it. The crawl's end is read from committed pages only, and a
+ * checkpoint that adds pages also records the fetches that found them, so a
+ * crawl is never ended while another instance's new pages are uncommitted.
+ * A checkpoint also renews the instance's leases and does the balancing: an
+ * instance below its fair share of partitions takes free or expired ones
+ * (most unfetched pages first); an instance that holds more than its share,
+ * or several partitions with work, while another waits is told to let some
+ * go (crawl/shared-crawler.ts lets them go once their fetches are over). An
+ * instance whose lease was taken over (it stalled longer than the lease)
+ * fails its checkpoint: nothing it did since is kept.
  */
 import pg from 'pg';
 import { inTransaction } from './postgres.js';
@@ -72,14 +87,14 @@ export const SHARED_SCHEMA = [
     transfers_applied BIGINT NOT NULL DEFAULT 0,
     rows_written BIGINT NOT NULL DEFAULT 0,
     checkpoints BIGINT NOT NULL DEFAULT 0,
-    db_ms DOUBLE PRECISION NOT NULL DEFAULT 0
+    db_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+    lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0
   )`,
+  'ALTER TABLE shared_instances ADD COLUMN IF NOT EXISTS lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0',
   `CREATE TABLE IF NOT EXISTS shared_partitions (
     part INTEGER PRIMARY KEY,
     owner TEXT,
-    lease_until TIMESTAMPTZ,
-    unread BIGINT NOT NULL DEFAULT 0,
-    pages BIGINT NOT NULL DEFAULT 0
+    lease_until TIMESTAMPTZ
   )`,
   `CREATE TABLE IF NOT EXISTS shared_transfers (
     id BIGSERIAL PRIMARY KEY,
@@ -90,7 +105,61 @@ export const SHARED_SCHEMA = [
   'CREATE INDEX IF NOT EXISTS shared_transfers_part ON shared_transfers (part)',
   'ALTER TABLE pages ADD COLUMN IF NOT EXISTS part INTEGER',
   'CREATE INDEX IF NOT EXISTS pages_part ON pages (part, id)',
+  // Pages stored in a partition by an instance that does not hold it: news for its holder.
+  `CREATE TABLE IF NOT EXISTS shared_news (
+    id BIGSERIAL PRIMARY KEY,
+    part INTEGER NOT NULL,
+    page BIGINT NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS shared_news_part ON shared_news (part)',
+  'CREATE INDEX IF NOT EXISTS shared_news_page ON shared_news (page)',
+  // Pages waiting for their first fetch, by partition: the crawl's end, the partitions with work.
+  'CREATE INDEX IF NOT EXISTS pages_unread ON pages (part) WHERE status IS NULL AND fetch_error IS NULL',
+  // The end of every checkpoint, in one round trip: the only part that waits for other instances
+  // (the job row's lock, held until the commit). The virtual page's payout goes to every page
+  // stored at the commit, the new ones included: they get seen_all = the accumulator before it.
+  `CREATE OR REPLACE FUNCTION shared_checkpoint_commit(new_pages BIGINT[], fetched BIGINT[], paid DOUBLE PRECISION, growth DOUBLE PRECISION,
+     read_count BIGINT, opic_key TEXT, settings_key TEXT) RETURNS JSON LANGUAGE plpgsql AS $fn$
+   DECLARE
+     j shared_crawl;
+     old_all DOUBLE PRECISION;
+     seq BIGINT;
+     added INTEGER := coalesce(array_length(new_pages, 1), 0);
+   BEGIN
+     SELECT * INTO j FROM shared_crawl WHERE id = 1 FOR UPDATE;
+     old_all := j.all_pool;
+     seq := j.fetch_seq;
+     UPDATE shared_crawl SET pages = pages + added,
+       all_pool = CASE WHEN pages + added > 0 THEN all_pool + paid / (pages + added) ELSE all_pool END,
+       clock = clock + growth, virtual_received = virtual_received + paid, reads = reads + read_count,
+       fetch_seq = fetch_seq + coalesce(array_length(fetched, 1), 0)
+     WHERE id = 1 RETURNING * INTO j;
+     IF added > 0 THEN
+       UPDATE pages SET seen_all = old_all WHERE id = ANY(new_pages);
+     END IF;
+     IF coalesce(array_length(fetched, 1), 0) > 0 THEN
+       UPDATE pages p SET fetch_seq = seq + f.o FROM unnest(fetched) WITH ORDINALITY AS f (id, o) WHERE p.id = f.id;
+     END IF;
+     IF j.status = 'running' AND NOT EXISTS (SELECT 1 FROM pages WHERE status IS NULL AND fetch_error IS NULL) THEN
+       UPDATE shared_crawl SET status = 'done', finished_at = clock_timestamp() WHERE id = 1 RETURNING * INTO j;
+     END IF;
+     INSERT INTO crawl_state (key, value) VALUES
+       (opic_key, json_build_object('all', j.all_pool, 'unread', 0, 'focused', 0, 'clock', j.clock, 'virtualReceived', j.virtual_received, 'reads', j.reads)::text),
+       (settings_key, j.settings), ('shared', 'true')
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE crawl_state.value IS DISTINCT FROM excluded.value;
+     RETURN json_build_object('job', row_to_json(j), 'old_all', old_all, 'fetch_seq_start', seq);
+   END
+   $fn$`,
 ];
+
+/** Pages waiting for their first fetch (the condition of the pages_unread index). */
+const UNREAD = 'status IS NULL AND fetch_error IS NULL';
+
+/** The objects the checkpoints need; a store made by an older wga lacks the last ones. */
+const SHARED_OBJECTS = `SELECT to_regclass('shared_transfers') IS NOT NULL AND to_regclass('shared_news') IS NOT NULL AND to_regclass('pages_unread') IS NOT NULL
+  AND to_regclass('pages_part') IS NOT NULL AND to_regproc('shared_checkpoint_commit') IS NOT NULL
+  AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'shared_instances' AND column_name = 'lock_ms') AS ok,
+  to_regclass('shared_crawl') IS NOT NULL AS old`;
 
 /** FNV-1a of the host name, mod the partitions: the partition of a host's pages. */
 export function partitionOf(hostname: string, partitions: number): number {
@@ -148,8 +217,6 @@ export interface SharedCheckpoint {
   release: number[];
   /** Partitions being let go: their transfers wait for the next holder. */
   releasing: number[];
-  /** Pages of held partitions with a store id above this are new to the instance. */
-  lastSeenId: number;
   /** New pages of held partitions, with their OPIC state. */
   ownPages: Array<NewSharedPage & { state: LedgerState }>;
   /** New pages of other partitions (link targets), with no cash. */
@@ -180,16 +247,17 @@ export interface SharedCheckpointResult {
   job: SharedJob;
   /** Store ids given to new pages: [local, id, seen_all, stored cash (adopted pages)]. */
   assigned: Array<[number, number, number, number]>;
-  /** Pages of held partitions the instance did not know, and every page of partitions taken now. */
+  /** Pages others stored in held partitions (news), and every page of partitions taken now. */
   loaded: SharedPageRow[];
   /** Transfers applied to the instance's pages: [store id, amount]. */
   applied: Array<[number, number]>;
   acquired: number[];
   /** Partitions the instance should let go, for an instance waiting for work. */
   letGo: number[];
-  lastSeenId: number;
   rowsWritten: number;
   fetchSeqStart: number;
+  /** Milliseconds of the last statement: waiting for the job row's lock and holding it (the commit aside). */
+  lockMs: number;
 }
 
 export class LostLeaseError extends StoreError {}
@@ -208,15 +276,23 @@ export class SharedCrawlDb {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     pool.on('error', () => undefined);
     const db = new SharedCrawlDb(location, pool);
-    // DDL locks the pages table: never while instances are checkpointing, so only when something is missing.
-    const present = await pool.query<{ t: string | null; c: number }>(
-      "SELECT to_regclass('shared_transfers')::text AS t, (SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'pages' AND column_name = 'part') AS c",
-    );
-    if ((present.rows[0]!.t !== null && present.rows[0]!.c > 0) || options.create !== true) return db;
-    await db.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(7244)');
-      for (const statement of SHARED_SCHEMA) await client.query(statement);
-    });
+    // DDL locks the pages table: never while instances are checkpointing, so only when something is missing:
+    // a new store (its owner creates the crawl), or one whose shared tables an older wga made.
+    const present = await pool.query<{ ok: boolean; old: boolean }>(SHARED_OBJECTS);
+    if (present.rows[0]!.ok || (options.create !== true && !present.rows[0]!.old)) return db;
+    try {
+      await db.transaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(7244)');
+        for (const statement of SHARED_SCHEMA) await client.query(statement);
+      });
+    } catch (error) {
+      await pool.end();
+      if (options.create === true) throw error;
+      throw new StoreError(
+        location,
+        `its shared-crawl tables were made by an older wga and this role cannot add what this version needs (${(error as Error).message}); join once as the database's owner to upgrade them`,
+      );
+    }
     return db;
   }
 
@@ -262,9 +338,6 @@ export class SharedCrawlDb {
          SELECT u, k, h, d, p, $6::float8, false FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[]) AS s (u, k, h, d, p)`,
         [seeds.map((s) => s.url), seeds.map((s) => s.key), seeds.map((s) => s.host), seeds.map((s) => s.depth), seeds.map((s) => s.part), 1 / seeds.length],
       );
-      await client.query(
-        'UPDATE shared_partitions sp SET unread = unread + c.n, pages = pages + c.n FROM (SELECT part, count(*) AS n FROM pages GROUP BY part) c WHERE sp.part = c.part',
-      );
       await writeCrawlState(client, settings, { all: 0, clock: 0, virtualReceived: 0, reads: 0 });
     });
   }
@@ -278,8 +351,12 @@ export class SharedCrawlDb {
     await this.pool.query('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1', [id]);
   }
 
-  /** One checkpoint of instance `me`, in one transaction (see the module comment). */
-  async checkpoint(me: string, c: SharedCheckpoint, dbMs: number): Promise<SharedCheckpointResult> {
+  /**
+   * One checkpoint of instance `me`, in one transaction (see the module comment). Nothing in it
+   * waits for another instance's checkpoint but its last statement, shared_checkpoint_commit(),
+   * which takes the job row's lock until the commit.
+   */
+  async checkpoint(me: string, c: SharedCheckpoint, spent: { dbMs: number; lockMs: number }): Promise<SharedCheckpointResult> {
     for (const page of [...c.ownPages, ...c.foreignPages]) checkStorableUrl(page.url, this.location);
     return this.transaction(async (client) => {
       let rowsWritten = 0;
@@ -288,10 +365,11 @@ export class SharedCrawlDb {
         if (result.command !== 'SELECT') rowsWritten += result.rowCount ?? 0;
         return result;
       };
-      // The lock every checkpoint queues on; then, fencing: every partition written must still be this instance's.
-      // (Statements are merged where they can be: the lock is held for as few round trips as possible.)
+      // Fencing: every partition written must still be this instance's; its rows stay locked until the
+      // commit, so nobody takes them over meanwhile (takers skip locked rows).
       const jobRow = await client.query<JobRow & { owned: number[] }>(
-        'SELECT j.*, ARRAY(SELECT part FROM shared_partitions WHERE owner = $1) AS owned FROM shared_crawl j WHERE id = 1 FOR UPDATE OF j',
+        `WITH mine AS (SELECT part FROM shared_partitions WHERE owner = $1 ORDER BY part FOR UPDATE)
+         SELECT j.*, ARRAY(SELECT part FROM mine) AS owned FROM shared_crawl j WHERE id = 1`,
         [me],
       );
       if (jobRow.rows.length === 0) throw new StoreError(this.location, 'the shared crawl was deleted (wga reset?)');
@@ -304,75 +382,85 @@ export class SharedCrawlDb {
       }
       const ids = c.ids;
       const assigned: SharedCheckpointResult['assigned'] = [];
-      // Pages others added to my partitions since my last checkpoint: a new page of mine with the same key is that page.
-      const fresh = await client.query<PageRowRaw>({ text: `SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE part = ANY($1::int[]) AND id > $2 ORDER BY id`, values: [c.held, c.lastSeenId], rowMode: 'array' });
-      const ownByKey = new Map(c.ownPages.map((p) => [p.key, p]));
       const loaded: SharedPageRow[] = [];
       const adopted: Array<{ local: number; id: number; seenAll: number; cash: number; state: LedgerState }> = [];
-      for (const raw of fresh.rows) {
-        const row = sharedPageFromRow(raw);
+      const ownByKey = new Map(c.ownPages.map((p) => [p.key, p]));
+      const adopt = (row: { id: number; key: string; seenAll: number; cash: number }): boolean => {
         const mine = ownByKey.get(row.key);
-        if (mine === undefined) loaded.push(row);
-        else {
-          ownByKey.delete(row.key);
-          ids.set(mine.local, row.id);
-          adopted.push({ local: mine.local, id: row.id, seenAll: row.seenAll, cash: row.cash, state: mine.state });
-          assigned.push([mine.local, row.id, row.seenAll, row.cash]);
+        if (mine === undefined) return false;
+        ownByKey.delete(row.key);
+        ids.set(mine.local, row.id);
+        adopted.push({ local: mine.local, id: row.id, seenAll: row.seenAll, cash: row.cash, state: mine.state });
+        assigned.push([mine.local, row.id, row.seenAll, row.cash]);
+        return true;
+      };
+      // The news of my partitions: pages others stored in them (a new page of mine with the same key is that page).
+      if (c.held.length > 0) {
+        const news = await client.query<PageRowRaw>({
+          text: `WITH n AS (DELETE FROM shared_news WHERE part = ANY($1::int[]) RETURNING page)
+                 SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE id IN (SELECT page FROM n) ORDER BY id`,
+          values: [c.held],
+          rowMode: 'array',
+        });
+        rowsWritten += news.rows.length;
+        for (const raw of news.rows) {
+          const row = sharedPageFromRow(raw);
+          if (!adopt(row)) loaded.push(row);
         }
       }
-      const A0 = job.all;
-      const partDelta = new Map<number, { unread: number; pages: number }>();
-      const bump = (part: number, unread: number, pages: number): void => {
-        const d = partDelta.get(part) ?? { unread: 0, pages: 0 };
-        d.unread += unread;
-        d.pages += pages;
-        partDelta.set(part, d);
-      };
-      let inserted = 0;
+      // New pages, mine and others', in one statement in key order (two instances inserting the same keys
+      // wait for each other in the same order: no deadlock). Pages of partitions I do not hold are news
+      // for their holder. Their seen_all is set by shared_checkpoint_commit(), under the job's lock.
       const own = [...ownByKey.values()];
-      if (own.length > 0) {
-        const result = await run(
-          `INSERT INTO pages (url, url_key, host, depth, part, focus, cash, history, last_read, reads, seen_all)
-           SELECT u, k, h, d, p, false, c, hi, lr, r, $11::float8
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::int[], $10::int[])
-             AS s (u, k, h, d, p, c, hi, lr, r, o)
-           ORDER BY o
-           ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key`,
+      const fresh = [
+        ...own.map((p) => ({ page: p as NewSharedPage, state: p.state, news: false })),
+        ...c.foreignPages.map((p) => ({ page: p, state: null, news: true })),
+      ];
+      const newIds: number[] = [];
+      const newLocals: number[] = [];
+      if (fresh.length > 0) {
+        const st = (pick: (s: LedgerState) => number): number[] => fresh.map((f) => (f.state === null ? 0 : pick(f.state)));
+        const inserted = await run(
+          `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::int[], $10::boolean[])
+                        AS s (u, k, h, d, p, c, hi, lr, r, news)),
+                ins AS (INSERT INTO pages (url, url_key, host, depth, part, focus, cash, history, last_read, reads, seen_all)
+                        SELECT u, k, h, d, p, false, c, hi, lr, r, 0 FROM s ORDER BY k
+                        ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key, part),
+                n AS (INSERT INTO shared_news (part, page) SELECT ins.part, ins.id FROM ins JOIN s ON s.k = ins.url_key WHERE s.news)
+           SELECT id, url_key FROM ins`,
           [
-            own.map((p) => p.url), own.map((p) => p.key), own.map((p) => p.host), own.map((p) => p.depth), own.map((p) => p.part),
-            own.map((p) => p.state.cash), own.map((p) => p.state.history), own.map((p) => p.state.lastRead), own.map((p) => p.state.reads),
-            own.map((_, i) => i), A0,
+            fresh.map((f) => f.page.url), fresh.map((f) => f.page.key), fresh.map((f) => f.page.host), fresh.map((f) => f.page.depth), fresh.map((f) => f.page.part),
+            st((s) => s.cash), st((s) => s.history), st((s) => s.lastRead), st((s) => s.reads), fresh.map((f) => f.news),
           ],
         );
-        const byKey = new Map((result.rows as Array<{ id: number; url_key: string }>).map((r) => [r.url_key, r.id]));
-        for (const page of own) {
-          const id = byKey.get(page.key);
-          if (id === undefined) throw new StoreError(this.location, `internal error: page ${page.key.slice(0, 200)} of a held partition was stored by someone else`);
-          ids.set(page.local, id);
-          assigned.push([page.local, id, A0, 0]);
-          bump(page.part, 1, 1);
-          inserted++;
+        const byKey = new Map((inserted.rows as Array<{ id: number; url_key: string }>).map((r) => [r.url_key, Number(r.id)]));
+        const missing: string[] = [];
+        for (const f of fresh) {
+          const id = byKey.get(f.page.key);
+          if (id === undefined) {
+            missing.push(f.page.key);
+            continue;
+          }
+          ids.set(f.page.local, id);
+          newIds.push(id);
+          newLocals.push(f.page.local);
+          if (f.state !== null) ownByKey.delete(f.page.key);
         }
-      }
-      if (c.foreignPages.length > 0) {
-        const f = c.foreignPages;
-        const result = await run(
-          `INSERT INTO pages (url, url_key, host, depth, part, focus, seen_all)
-           SELECT u, k, h, d, p, false, $7::float8 FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS s (u, k, h, d, p, o)
-           ORDER BY o ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key, part`,
-          [f.map((p) => p.url), f.map((p) => p.key), f.map((p) => p.host), f.map((p) => p.depth), f.map((p) => p.part), f.map((_, i) => i), A0],
-        );
-        for (const row of result.rows as Array<{ id: number; url_key: string; part: number }>) {
-          bump(row.part, 1, 1);
-          inserted++;
-        }
-        const all = await client.query<{ id: number; url_key: string }>('SELECT id, url_key FROM pages WHERE url_key = ANY($1::text[])', [f.map((p) => p.key)]);
-        const byKey = new Map(all.rows.map((r) => [r.url_key, r.id]));
-        for (const page of f) {
-          const id = byKey.get(page.key);
-          if (id === undefined) throw new StoreError(this.location, `internal error: page ${page.key.slice(0, 200)} was not stored`);
-          ids.set(page.local, id);
-          assigned.push([page.local, id, -1, 0]);
+        // Stored by someone else first (committed before or while we inserted): mine are adopted.
+        if (missing.length > 0) {
+          const existing = await client.query<{ id: number; url_key: string; seen_all: number; cash: number }>('SELECT id, url_key, seen_all, cash FROM pages WHERE url_key = ANY($1::text[])', [missing]);
+          const found = new Map(existing.rows.map((r) => [r.url_key, r]));
+          for (const f of fresh) {
+            const id = byKey.get(f.page.key);
+            if (id !== undefined) continue;
+            const row = found.get(f.page.key);
+            if (row === undefined) throw new StoreError(this.location, `internal error: page ${f.page.key.slice(0, 200)} was not stored`);
+            if (f.state !== null) adopt({ id: Number(row.id), key: row.url_key, seenAll: row.seen_all, cash: row.cash });
+            else {
+              ids.set(f.page.local, Number(row.id));
+              assigned.push([f.page.local, Number(row.id), -1, 0]);
+            }
+          }
         }
       }
       const idOf = (local: number): number => {
@@ -380,22 +468,21 @@ export class SharedCrawlDb {
         if (id === undefined) throw new StoreError(this.location, `internal error: no store id for local page ${local}`);
         return id;
       };
-      // Fetch results, in the order of the global fetch sequence.
-      const fetchSeqStart = job.fetchSeq;
+      // Fetch results (their fetch_seq, the crawl-wide order, is given under the job's lock).
+      const fetchedIds = c.fetches.map((x) => idOf(x.local));
       if (c.fetches.length > 0) {
         const f = c.fetches;
         await run(
           `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
-             fetch_error = f.fetch_error, fetch_seq = f.fetch_seq
-           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[])
-             AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq)
+             fetch_error = f.fetch_error
+           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[])
+             AS f (id, status, content_type, fetched_at, size, title, fetch_error)
            WHERE p.id = f.id`,
           [
-            f.map((x) => idOf(x.local)), f.map((x) => x.record.status), f.map((x) => x.record.contentType), f.map((x) => x.record.fetchedAt),
-            f.map((x) => x.record.size), f.map((x) => x.record.title), f.map((x) => x.record.error), f.map((_, i) => fetchSeqStart + i + 1),
+            fetchedIds, f.map((x) => x.record.status), f.map((x) => x.record.contentType), f.map((x) => x.record.fetchedAt),
+            f.map((x) => x.record.size), f.map((x) => x.record.title), f.map((x) => x.record.error),
           ],
         );
-        for (const x of f) if (x.first) bump(x.part, -1, 0);
       }
       if (c.links.length > 0) {
         const l = c.links;
@@ -424,22 +511,6 @@ export class SharedCrawlDb {
           t.map((x) => x.part), t.map((x) => idOf(x.local)), t.map((x) => x.amount),
         ]);
       }
-      if (partDelta.size > 0) {
-        const entries = [...partDelta];
-        await run('UPDATE shared_partitions sp SET unread = sp.unread + d.u, pages = sp.pages + d.p FROM unnest($1::int[], $2::bigint[], $3::bigint[]) AS d (part, u, p) WHERE sp.part = d.part', [
-          entries.map((e) => e[0]), entries.map((e) => e[1].unread), entries.map((e) => e[1].pages),
-        ]);
-      }
-      // The shared globals: the virtual page's payout to every page (the new ones included), the clock.
-      const pages = job.pages + inserted;
-      const all = pages > 0 ? A0 + c.virtual / pages : A0;
-      const after = await client.query<JobRow>(
-        `UPDATE shared_crawl SET pages = $1, all_pool = $2, clock = clock + $3, virtual_received = virtual_received + $4, reads = reads + $5, fetch_seq = fetch_seq + $6
-         WHERE id = 1 RETURNING *`,
-        [pages, all, c.clockGrowth, c.virtual, c.reads, c.fetches.length],
-      );
-      let nextJob = jobFromRow(after.rows[0]!);
-      // Leases: let go, renew, take.
       // Leases: let go (all of them at the end), renew the others.
       const released = new Set(c.release);
       await run(
@@ -453,12 +524,14 @@ export class SharedCrawlDb {
       const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
       const acquired: number[] = [];
       const letGo: number[] = [];
-      if (!c.finishing && nextJob.status === 'running') {
+      if (!c.finishing && job.status === 'running') {
+        // Free partitions with work are counted only by an instance waiting for work.
         const census = await client.query<{ free: number; alive: Array<{ id: string; state: string }> }>(
-          `SELECT (SELECT count(*)::bigint FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND unread > 0) AS free,
+          `SELECT CASE WHEN $2 THEN (SELECT count(*)::bigint FROM shared_partitions sp WHERE (owner IS NULL OR lease_until < clock_timestamp())
+                                      AND EXISTS (SELECT 1 FROM pages p WHERE p.part = sp.part AND ${UNREAD})) ELSE 0 END AS free,
                   coalesce((SELECT json_agg(json_build_object('id', id, 'state', state)) FROM shared_instances
                             WHERE state IN ('working', 'waiting') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond'), '[]'::json) AS alive`,
-          [leaseMs],
+          [leaseMs, c.waiting],
         );
         const others = census.rows[0]!.alive.filter((r) => r.id !== me);
         const waiters = others.filter((r) => r.state === 'waiting').length;
@@ -469,10 +542,12 @@ export class SharedCrawlDb {
           want = Math.max(want, Math.ceil(Number(census.rows[0]!.free) / (1 + waiters)));
         }
         if (want > 0) {
+          // Those with the most pages to fetch first; rows another instance is taking are skipped, not waited for.
           const taken = await run(
             `UPDATE shared_partitions SET owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
-             WHERE part IN (SELECT part FROM shared_partitions WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND NOT (part = ANY($3::int[]))
-                            AND ($5 OR unread > 0) ORDER BY unread DESC, part LIMIT $4 FOR UPDATE)
+             WHERE part IN (SELECT part FROM shared_partitions sp WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND NOT (part = ANY($3::int[]))
+                              AND ($5 OR EXISTS (SELECT 1 FROM pages p WHERE p.part = sp.part AND ${UNREAD}))
+                            ORDER BY (SELECT count(*) FROM pages p WHERE p.part = sp.part AND ${UNREAD}) DESC, part LIMIT $4 FOR UPDATE SKIP LOCKED)
              RETURNING part`,
             // A waiting instance may take back what it let go: it has nothing else to do.
             [me, leaseMs, [...(c.waiting ? [] : c.avoid), ...keep, ...c.release], want, keep.length < fair],
@@ -492,11 +567,16 @@ export class SharedCrawlDb {
           letGo.push(...withWork.slice(withWork.length - fromWork), ...idle.slice(0, fromIdle));
         }
       }
-      // Pages of the partitions taken now, then the transfers owed to every page held.
+      // Every page of the partitions taken now (their news is in it, or comes at the next checkpoint).
       if (acquired.length > 0) {
-        const rows = await client.query<PageRowRaw>({ text: `SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE part = ANY($1::int[]) ORDER BY id`, values: [acquired], rowMode: 'array' });
+        const rows = await client.query<PageRowRaw>({
+          text: `WITH d AS (DELETE FROM shared_news WHERE part = ANY($1::int[])) SELECT ${SHARED_PAGE_COLUMNS} FROM pages WHERE part = ANY($1::int[]) ORDER BY id`,
+          values: [acquired],
+          rowMode: 'array',
+        });
         for (const raw of rows.rows) loaded.push(sharedPageFromRow(raw));
       }
+      // The transfers owed to every page held.
       const holding = [...keep, ...acquired];
       const releasing = new Set(c.releasing);
       const receiving = holding.filter((p) => !releasing.has(p));
@@ -504,7 +584,9 @@ export class SharedCrawlDb {
       let transfersApplied = 0;
       if (receiving.length > 0) {
         const moved = await run(
-          `WITH t AS (DELETE FROM shared_transfers WHERE part = ANY($1::int[]) RETURNING target, amount),
+          // Not yet those to pages whose news came after this checkpoint read it: they come with their page, next time.
+          `WITH t AS (DELETE FROM shared_transfers st WHERE part = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM shared_news n WHERE n.page = st.target)
+                      RETURNING target, amount),
                 s AS (SELECT target, sum(amount) AS amount, count(*) AS n FROM t GROUP BY target),
                 u AS (UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target RETURNING p.id)
            SELECT s.target, s.amount, s.n FROM s`,
@@ -519,24 +601,28 @@ export class SharedCrawlDb {
         transfersApplied = n;
       }
       if (c.finishing) await applyUnownedTransfers(client);
-      // The crawl is over when no page anywhere waits for its first fetch.
-      const ends = await client.query<{ left: number; max_id: number }>(
-        'SELECT (SELECT coalesce(sum(unread), 0)::bigint FROM shared_partitions) AS left, (SELECT coalesce(max(id), 0)::bigint FROM pages) AS max_id',
-      );
-      if (nextJob.status === 'running' && Number(ends.rows[0]!.left) === 0) {
-        const done = await client.query<JobRow>("UPDATE shared_crawl SET status = 'done', finished_at = clock_timestamp() WHERE id = 1 RETURNING *");
-        nextJob = jobFromRow(done.rows[0]!);
-      }
       // The instance's heartbeat, state and counters (the heartbeat others judge it by).
       rowsWritten += 1;
       await client.query(
         `UPDATE shared_instances SET heartbeat = clock_timestamp(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
            transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7, transfers_applied = transfers_applied + $8,
-           partitions = $9, rows_written = rows_written + $10 WHERE id = $1`,
-        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, dbMs, transfersApplied, holding.length, rowsWritten],
+           partitions = $9, rows_written = rows_written + $10, lock_ms = lock_ms + $11 WHERE id = $1`,
+        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, spent.dbMs, transfersApplied, holding.length, rowsWritten, spent.lockMs],
       );
-      await writeCrawlState(client, nextJob.settings, nextJob);
-      return { job: nextJob, assigned, loaded, applied, acquired, letGo, lastSeenId: Number(ends.rows[0]!.max_id), rowsWritten, fetchSeqStart };
+      // Last, under the job row's lock until the commit: the shared globals, the new pages' seen_all, the fetch order, the end.
+      const lockStarted = performance.now();
+      const tail = await client.query<{ r: { job: JobRow; old_all: number; fetch_seq_start: number } }>(
+        'SELECT shared_checkpoint_commit($1::bigint[], $2::bigint[], $3::float8, $4::float8, $5::bigint, $6::text, $7::text) AS r',
+        [newIds, fetchedIds, c.virtual, c.clockGrowth, c.reads, CRAWL_STATE.opic, CRAWL_STATE.settings],
+      );
+      const lockMs = performance.now() - lockStarted;
+      const { job: jobAfter, old_all: oldAll, fetch_seq_start: fetchSeqStart } = tail.rows[0]!.r;
+      rowsWritten += 1 + newIds.length + fetchedIds.length;
+      for (let k = 0; k < newIds.length; k++) assigned.push([newLocals[k]!, newIds[k]!, oldAll, 0]);
+      // Pages stored by this checkpoint and loaded with a partition taken in it were read before their seen_all was set.
+      const added = new Set(newIds);
+      for (const row of loaded) if (added.has(row.id)) row.seenAll = oldAll;
+      return { job: jobFromRow(jobAfter), assigned, loaded, applied, acquired, letGo, rowsWritten, fetchSeqStart: Number(fetchSeqStart), lockMs };
     });
   }
 
@@ -609,6 +695,7 @@ export interface SharedInstanceRow {
   rowsWritten: number;
   checkpoints: number;
   dbMs: number;
+  lockMs: number;
 }
 
 /** The instances of the shared crawl in a store (none when it holds no shared crawl). */
@@ -631,14 +718,18 @@ export async function sharedInstances(pool: pg.Pool | pg.Client): Promise<Shared
     rowsWritten: Number(r.rows_written),
     checkpoints: Number(r.checkpoints),
     dbMs: Number(r.db_ms),
+    lockMs: Number(r.lock_ms),
   }));
 }
 
-/** Transfers to partitions nobody holds (let go, or their owner's lease expired) go straight to their pages. */
+/**
+ * Transfers to partitions nobody holds (let go) go straight to their pages. The partitions' rows are
+ * locked (skipping those another instance is taking), so that no new holder loads the pages meanwhile.
+ */
 async function applyUnownedTransfers(client: pg.PoolClient): Promise<void> {
   await client.query(
-    `WITH t AS (DELETE FROM shared_transfers st USING shared_partitions sp
-                WHERE st.part = sp.part AND (sp.owner IS NULL OR sp.lease_until < clock_timestamp()) RETURNING st.target, st.amount),
+    `WITH free AS (SELECT part FROM shared_partitions WHERE owner IS NULL FOR UPDATE SKIP LOCKED),
+          t AS (DELETE FROM shared_transfers st USING free WHERE st.part = free.part RETURNING st.target, st.amount),
           s AS (SELECT target, sum(amount) AS amount FROM t GROUP BY target)
      UPDATE pages p SET cash = p.cash + s.amount FROM s WHERE p.id = s.target`,
   );

@@ -26,6 +26,22 @@ describe('IncrementalPageRank', () => {
     assert.ok(maxAbsDifference(live.scores(), expected) < 1e-11, `${live.scores()} vs ${expected}`);
   });
 
+  it('carries on from an exported state (as when the updates move to the worker thread)', () => {
+    const first = new IncrementalPageRank(0.85);
+    first.growTo(4);
+    first.setLinks(0, [1, 2, 3]);
+    first.setLinks(1, [0]);
+    first.solve(1e-3, 2);
+    const next = IncrementalPageRank.fromState(structuredClone(first.exportState()));
+    assert.equal(next.pending, first.pending);
+    next.growTo(5);
+    next.setLinks(2, [3, 4]);
+    next.solve(1e-12);
+    const expected = densePageRank(5, [[0, 1], [0, 2], [0, 3], [1, 0], [2, 3], [2, 4]]);
+    assert.ok(maxAbsDifference(next.scores(), expected) < 1e-11);
+    assert.equal(next.linkCount, 6);
+  });
+
   it('follows links replaced by a refetch', () => {
     const live = new IncrementalPageRank(0.85);
     live.growTo(4);

@@ -60,6 +60,36 @@ describe('Gauss-Seidel over SCCs equals power iteration', () => {
     assert.ok(l1Distance(a.scores, b.scores) < 1e-12);
   });
 
+  it('reports each sweep as it ends (the live convergence curve), ending with the result\'s iterations and residual (cnr-2000)', async () => {
+    const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
+    // Threads 2 runs the giant component (1.6M links) on the parallel block solver, 1 on this thread.
+    for (const threads of [1, 2]) {
+      const events: Array<[number, number]> = [];
+      let solving = true;
+      let reportedWhileSolving = 0;
+      const result = pagerank(graph, {
+        solver: 'gauss-seidel',
+        threads,
+        onIteration: (iteration, residual) => {
+          events.push([iteration, residual]);
+          if (solving) reportedWhileSolving++;
+        },
+      });
+      solving = false;
+      assert.equal(result.solver, 'gauss-seidel');
+      assert.equal(reportedWhileSolving, events.length);
+      // One event per sweep number 1, 2, ... as the sweeps happen (not one at the end), the measured
+      // residual possibly at the same number as the last sweep, then one per refinement round.
+      const numbers = [...new Set(events.map(([i]) => i))];
+      assert.deepEqual(numbers, Array.from({ length: result.iterations }, (_, i) => i + 1), `${threads} thread(s)`);
+      assert.ok(events.length >= result.iterations && events.length <= result.iterations + 1, `${events.length} events`);
+      assert.ok(result.iterations > 20, `${result.iterations} sweeps`);
+      assert.deepEqual(events[events.length - 1], [result.iterations, result.residual], 'the last event is the result');
+      assert.ok(events[0]![1] > 1e-2, `first sweep's change ${events[0]![1]}`);
+      assert.ok(events[events.length - 2]![1] < 1e-9, 'the sweeps reach the tolerance');
+    }
+  });
+
   it('on the published small graphs (directed, unweighted ones)', () => {
     const oracles = JSON.parse(readFileSync(testData('oracles', 'published-small-graphs.json'), 'utf8')) as Record<
       string,

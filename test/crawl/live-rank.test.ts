@@ -59,6 +59,8 @@ describe('live PageRank in a crawl', () => {
       assert.equal(report.live.pages, report.known);
       assert.ok(report.live.updates >= 1);
       assert.ok(report.live.pushes > 0 && report.live.bytes > 0);
+      // Updates this small run on the crawler's thread throughout.
+      assert.equal(report.live.inWorker, false);
       await assertLiveIsExact(store);
       const state = parseLiveRankState((await store.crawlState())[CRAWL_STATE.liveRank]);
       assert.ok(state !== null, 'the last checkpoint holds the live ranking');
@@ -101,7 +103,8 @@ describe('live PageRank in a crawl', () => {
     const server = await serveWebsite(site);
     const store = SqliteStore.open(newDbPath());
     try {
-      const settings = settingsFor(server.origin, { maxPages: 40 });
+      // The worker from the start (the other tests: on the crawler's thread, and a hand-over).
+      const settings = settingsFor(server.origin, { maxPages: 40, liveInlineEdges: 0 });
       const first = await Crawler.run(store, settings);
       assert.equal(first.stoppedBy, 'max-pages');
       // Unfetched pages are dangling: the vector of a stopped crawl is the PageRank of what it stored.
@@ -111,6 +114,28 @@ describe('live PageRank in a crawl', () => {
       await assertLiveIsExact(store);
     } finally {
       await store.close();
+      await server.close();
+    }
+  });
+
+  it('moves the updates to a worker thread mid-crawl, or from the start, and still ends exact', async () => {
+    const server = await serveWebsite(site);
+    try {
+      // 0: a worker from the start; 1: the hand-over after the first update on the crawler's thread.
+      for (const liveInlineEdges of [0, 1]) {
+        const store = SqliteStore.open(newDbPath());
+        try {
+          const report = await Crawler.run(store, settingsFor(server.origin, { liveIntervalMs: 20, liveInlineEdges }));
+          assert.equal(report.stoppedBy, 'done');
+          assert.ok(report.live !== null);
+          assert.equal(report.live.inWorker, true, `liveInlineEdges ${liveInlineEdges}`);
+          assert.equal(report.live.pages, report.known);
+          await assertLiveIsExact(store);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
       await server.close();
     }
   });

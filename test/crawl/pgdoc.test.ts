@@ -459,12 +459,14 @@ if (manualDir === null) {
     // 0.367/0.317, 0.224/0.184, 0.380/0.349, 0.449/0.475, 0.517/0.620, 0.622/1.000. Early in the pass
     // the known pages are mostly unfetched ones, ranked by both estimates by the importance flowing
     // into them from the few pages fetched; OPIC's cash does that slightly better here, the live
-    // PageRank from a quarter of the pass on (docs/live-importance.md).
-    it('ranks the known pages closer to the final PageRank by the live PageRank than by OPIC from 25% of the pass on', (t) => {
+    // PageRank from a quarter of the pass on (docs/live-importance.md). With the pagerank strategy:
+    // 0.673/0.364, 0.277/0.365, 0.278/0.386, 0.387/0.489, 0.516/0.680, 0.547/1.000: ahead from 5% on.
+    it('ranks the known pages closer to the final PageRank by the live PageRank than by OPIC from 25% of the pass on (5% with the pagerank strategy)', (t) => {
       const result = runOrderingExperiment(greedy!.graph, { seeds: [greedy!.seed], strategies: ['greedy', 'pagerank'] });
       const at = (strategy: string, mark: number): OrderingMark => result.marks.find((m) => m.strategy === strategy && m.mark === mark)!;
       for (const m of result.marks) t.diagnostic(`${m.strategy} ${100 * m.mark}%: tau OPIC ${m.tauOpic.toFixed(3)}, live ${m.tauLive.toFixed(3)}, RankMass ${m.rankMass.toFixed(3)}`);
       for (const mark of [0.25, 0.5, 1]) assert.ok(at('greedy', mark).tauLive > at('greedy', mark).tauOpic, `greedy at ${100 * mark}%`);
+      for (const mark of [0.05, 0.1, 0.25, 0.5, 1]) assert.ok(at('pagerank', mark).tauLive > at('pagerank', mark).tauOpic, `pagerank at ${100 * mark}%`);
       for (const strategy of ['greedy', 'pagerank']) assert.ok(at(strategy, 1).tauLive >= 0.999);
       // The pagerank strategy: ahead of Greedy's RankMass from a quarter of the pass on, behind it at 10%.
       assert.ok(at('pagerank', 0.25).rankMass >= at('greedy', 0.25).rankMass - 1e-9);

@@ -299,6 +299,30 @@ if (typeof server === 'string') {
       }
     });
 
+    it("upgrades a store whose shared tables an older wga made (no news table, unread index, commit function or lock_ms) when joining it", async () => {
+      const site = await serveMultiHostSite({ pages: 40, hosts: 4 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site), { partitions: 4, leaseMs: 15_000 });
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          await admin.query('DROP FUNCTION shared_checkpoint_commit');
+          await admin.query('DROP TABLE shared_news');
+          await admin.query('DROP INDEX pages_unread');
+          await admin.query('ALTER TABLE shared_instances DROP COLUMN lock_ms');
+        } finally {
+          await admin.end();
+        }
+        const report = await joinSharedCrawl(url);
+        assert.equal(report.stoppedBy, 'done');
+        await assertWholeSite(url, site);
+        assert.deepEqual(repeated(site), []);
+      } finally {
+        await site.close();
+      }
+    });
+
     it('refuses a SQLite store for several processes, naming PostgreSQL', async () => {
       const result = await runCli(['crawl', 'http://example.test/', '--instances', '3', '--db', '/tmp/wga-shared-refused.sqlite']);
       assert.equal(result.code, 2);

@@ -79,7 +79,8 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       return { status: response.status, body: (await response.json()) as Json };
     };
     /** Starts a job and waits for its end over SSE; returns the end event's job and the progress events. */
-    const runJob = async (path: string, body: unknown): Promise<{ job: Json; progress: Json[] }> => {
+    /** Also `seen`: the residuals the job already had when the stream opened (its first, `job`, event). */
+    const runJob = async (path: string, body: unknown): Promise<{ job: Json; progress: Json[]; seen: number }> => {
       const started = await send('POST', path, body);
       assert.equal(started.status, 202, JSON.stringify(started.body));
       const id = (started.body['job'] as Json)['id'] as string;
@@ -87,7 +88,9 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       try {
         assert.match(stream.contentType, /^text\/event-stream/);
         const end = await stream.until((e) => e.event === 'end', 120_000);
-        return { job: JSON.parse(end.data) as Json, progress: stream.events.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data) as Json) };
+        const first = stream.events.find((e) => e.event === 'job');
+        const seen = first === undefined ? 0 : ((JSON.parse(first.data) as Json)['residuals'] as unknown[]).length;
+        return { job: JSON.parse(end.data) as Json, progress: stream.events.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data) as Json), seen };
       } finally {
         stream.close();
       }
@@ -304,7 +307,7 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
     });
 
     it('runs PageRank as a job with its convergence curve, the same ranking as `wga rank`, and saves it', async () => {
-      const { job, progress } = await runJob('api/rank', { method: 'pagerank', solver: 'power', tolerance: 1e-9, top: 10 });
+      const { job, progress, seen } = await runJob('api/rank', { method: 'pagerank', solver: 'power', tolerance: 1e-9, top: 10 });
       assert.equal(job['state'], 'done', JSON.stringify(job['error']));
       const result = job['result'] as Json;
       const expected = await cli(['rank', '--db', db, '--solver', 'power', '--tolerance', '1e-9', '--top', '10', '-q']);
@@ -314,10 +317,27 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       assert.equal(residuals.length, expected['iterations']);
       assert.deepEqual(residuals.map(([i]) => i), Array.from({ length: residuals.length }, (_, i) => i + 1));
       assert.ok(residuals[residuals.length - 1]![1] <= 1e-9 && residuals[0]![1] > 1e-3, 'residual falls from the first iteration to the tolerance');
-      assert.ok(progress.length > 0 && progress.length <= residuals.length, 'progress events were streamed');
+      // Every point reached this client, in the job's state when it subscribed or streamed after (a fast
+      // job may be over before the stream opens: then it saw them all in its first event).
+      assert.ok(seen + progress.length >= residuals.length && progress.length <= residuals.length, `${seen} + ${progress.length} of ${residuals.length}`);
       assert.equal(typeof result['run'], 'number');
       const runs = (await get('api/runs')).body['runs'] as Array<{ id: number; method: string }>;
       assert.ok(runs.some((r) => r.id === result['run'] && r.method === 'pagerank'));
+    });
+
+    it('streams Gauss-Seidel\'s convergence curve sweep by sweep, ending with the residual of `wga rank`', async () => {
+      const { job, progress, seen } = await runJob('api/rank', { method: 'pagerank', solver: 'gauss-seidel', top: 5, save: false });
+      assert.equal(job['state'], 'done', JSON.stringify(job['error']));
+      const result = job['result'] as Json;
+      const expected = await cli(['rank', '--db', db, '--solver', 'gauss-seidel', '--top', '5', '-q']);
+      assert.deepEqual(result['top'], expected['top']);
+      assert.equal(result['iterations'], expected['iterations']);
+      const residuals = job['residuals'] as Array<[number, number]>;
+      // A point per sweep (the measured residual replaces the last sweep's), not one point at the end.
+      assert.deepEqual(residuals.map(([i]) => i), Array.from({ length: expected['iterations'] as number }, (_, i) => i + 1));
+      assert.deepEqual(residuals[residuals.length - 1], [result['iterations'], result['residual']]);
+      // Every point reached this client: in the job's state when it subscribed, or streamed after.
+      assert.ok(seen + progress.length >= residuals.length, `${seen} + ${progress.length} of ${residuals.length}`);
     });
 
     it('runs Monte Carlo as a job with the same walks and error bars as `wga rank --method montecarlo`', async () => {

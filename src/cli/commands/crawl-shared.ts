@@ -89,7 +89,7 @@ function printSharedReport(location: string, report: SharedReport): void {
     table([
       ['requests', count(report.requests)],
       ['failed / excluded / other', `${count(report.failed)} / ${count(report.excluded)} / ${count(report.other)}`],
-      ['checkpoints', `${count(report.checkpoints)} (${seconds(report.dbMs / 1000)} in the database)`],
+      ['checkpoints', `${count(report.checkpoints)} (${seconds(report.dbMs / 1000)} in the database, ${seconds(report.lockMs / 1000)} of it in their last statement, under the job's lock)`],
       ['money transfers sent / applied', `${count(report.transfersSent)} / ${count(report.transfersApplied)}`],
       ['rows written', count(report.rowsWritten)],
       ['OPIC run saved', report.run === null ? '- (another instance saves it)' : String(report.run)],

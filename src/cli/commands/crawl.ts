@@ -68,6 +68,7 @@ export function registerCrawl(program: Command): void {
     .option('--no-live', 'no live PageRank of the pages found while crawling (docs/live-importance.md)')
     .option('--live', 'a live PageRank of the pages found, updated in a worker thread while crawling (the default)')
     .option('--live-interval <ms>', 'least time between two live PageRank updates (default: 1000)')
+    .option('--live-inline-edges <n>', 'links the live PageRank may follow on the crawler\'s thread before it moves to a worker thread (default: 5000000; 0: a worker from the start)')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')

@@ -120,7 +120,13 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
   };
   const addResidual = (iteration: number, residual: number): void => {
     if (!(residual > 0) || !Number.isFinite(residual)) return;
-    if (iterations.length > 0 && iteration <= iterations[iterations.length - 1]!) return;
+    const last = iterations.length - 1;
+    if (last >= 0 && iteration < iterations[last]!) return;
+    // The same iteration again replaces its point (Gauss-Seidel's last sweep, then its measured residual).
+    if (last >= 0 && iteration === iterations[last]) {
+      residuals[last] = residual;
+      return;
+    }
     iterations.push(iteration);
     residuals.push(residual);
   };

@@ -1,0 +1,178 @@
+/**
+ * The live PageRank's update loop, the same on the crawler's thread (while
+ * the graph is small) and in the worker thread (live-rank-worker.ts): graph
+ * changes are applied to an IncrementalPageRank as they come, and once per
+ * interval they are worked in (pushes in slices, so that other work runs in
+ * between) and the normalised vector is published. Idle when nothing changed.
+ */
+import { IncrementalPageRank, type IncrementalPageRankState } from '../analysis/incremental-pagerank.js';
+import { type LiveVector, OP_ADD, OP_GROW, OP_SET } from './live-rank-protocol.js';
+
+export interface LiveLoopOptions {
+  /** Least time between the starts of two updates, ms. */
+  intervalMs: number;
+  /** L1 tolerance of the updates. */
+  tolerance: number;
+  /** Links followed per slice of work. */
+  sliceEdges: number;
+  /** CPU time the updates have used so far, ms (the thread's clock in the worker; the busy time on the crawler's thread). */
+  cpuMs: () => number;
+  /** Called after each slice of work; it may stop the loop (the state is then no longer this loop's to touch). */
+  afterSlice?: () => void;
+  /**
+   * The changes queued since the last update, taken when an update starts (null: none). With it,
+   * an update works in the changes made before it started, and later ones wait for the next.
+   */
+  takeChanges?: () => Int32Array | null;
+}
+
+/** Where a loop carries on from: an engine's state and the counters of the vectors published before. */
+export interface LiveLoopStart {
+  state: IncrementalPageRankState;
+  version: number;
+  busyMs: number;
+}
+
+export class LiveUpdateLoop {
+  readonly engine: IncrementalPageRank;
+  /** Vectors published (by this loop and the ones it carries on from). */
+  version: number;
+  /** Time spent applying changes and pushing, ms (wall time). */
+  busyMs: number;
+  private lastPublished = -Infinity;
+  /** When the current (or last) update started. */
+  private lastStarted = -Infinity;
+  /** An update is under way (work() is scheduled with setImmediate until it is done). */
+  private solving = false;
+  private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    damping: number,
+    private readonly options: LiveLoopOptions,
+    private readonly publishVector: (vector: LiveVector) => void,
+    private readonly failed: (error: unknown) => void,
+    from: LiveLoopStart | null = null,
+  ) {
+    this.engine = from === null ? new IncrementalPageRank(damping) : IncrementalPageRank.fromState(from.state);
+    this.version = from?.version ?? 0;
+    this.busyMs = from?.busyMs ?? 0;
+    if (from !== null && this.engine.pending) this.schedule();
+  }
+
+  /** Applies encoded changes (live-rank-protocol.ts) and schedules an update. */
+  apply(ops: Int32Array): void {
+    const started = performance.now();
+    const engine = this.engine;
+    let i = 0;
+    while (i < ops.length) {
+      const op = ops[i]!;
+      if (op === OP_GROW) {
+        engine.growTo(ops[i + 1]!);
+        i += 2;
+      } else if (op === OP_SET || op === OP_ADD) {
+        const u = ops[i + 1]!;
+        const k = ops[i + 2]!;
+        const targets = ops.subarray(i + 3, i + 3 + k);
+        if (op === OP_SET) engine.setLinks(u, targets);
+        else engine.addLinks(u, targets);
+        i += 3 + k;
+      } else {
+        throw new Error(`live PageRank: unknown operation ${op} at ${i}`);
+      }
+    }
+    this.busyMs += performance.now() - started;
+    this.schedule();
+  }
+
+  /** Starts work now, or when the interval since the last update's start is over. */
+  schedule(): void {
+    if (this.scheduled !== null || this.solving || this.stopped) return;
+    const wait = this.lastStarted + this.options.intervalMs - performance.now();
+    this.scheduled = wait <= 0 ? setImmediate(() => this.work()) : setTimeout(() => this.work(), Math.ceil(wait));
+  }
+
+  /** Cancels the scheduled work; the engine keeps its state (and pending changes) for whoever carries on. */
+  stop(): void {
+    this.stopped = true;
+    this.cancel();
+  }
+
+  /** Recomputes the residual, solves to `tolerance` and publishes the final vector. */
+  finish(tolerance: number): void {
+    this.cancel();
+    this.solving = false;
+    const ops = this.options.takeChanges?.() ?? null;
+    if (ops !== null) this.apply(ops);
+    this.cancel();
+    const started = performance.now();
+    this.engine.refreshResidual();
+    this.engine.solve(tolerance);
+    const errorBound = this.engine.errorBound();
+    this.busyMs += performance.now() - started;
+    this.publish(true, errorBound);
+  }
+
+  private cancel(): void {
+    if (this.scheduled !== null) {
+      clearTimeout(this.scheduled as NodeJS.Timeout);
+      clearImmediate(this.scheduled as NodeJS.Immediate);
+      this.scheduled = null;
+    }
+  }
+
+  /**
+   * One slice of an update: pushes (changes arriving meanwhile are applied between slices) until
+   * the changes are worked in, then publishes; an update still going after a whole interval
+   * publishes an intermediate vector and carries on. Pushing once per interval, not after every
+   * batch of changes, is what keeps the work to what the new pages and links need.
+   */
+  private work(): void {
+    this.scheduled = null;
+    if (this.stopped) return;
+    try {
+      if (!this.solving) {
+        this.solving = true;
+        this.lastStarted = performance.now();
+        const ops = this.options.takeChanges?.() ?? null;
+        if (ops !== null) this.apply(ops);
+      }
+      const started = performance.now();
+      this.engine.solve(this.options.tolerance, this.options.sliceEdges);
+      this.busyMs += performance.now() - started;
+      this.options.afterSlice?.();
+      if (this.stopped) return;
+      if (this.engine.pending) {
+        if (performance.now() - this.lastPublished >= this.options.intervalMs) this.publish(false);
+        this.scheduled = setImmediate(() => this.work());
+        return;
+      }
+      this.solving = false;
+      this.publish(false);
+    } catch (error) {
+      this.stopped = true;
+      this.failed(error);
+    }
+  }
+
+  private publish(final: boolean, errorBound = Number.NaN): void {
+    this.version++;
+    const engine = this.engine;
+    this.publishVector({
+      type: 'scores',
+      version: this.version,
+      pages: engine.pages,
+      links: engine.linkCount,
+      scores: engine.scores(),
+      converged: !engine.pending,
+      final,
+      errorBound,
+      pushes: engine.totalPushes,
+      edgeVisits: engine.totalEdgeVisits,
+      busyMs: this.busyMs,
+      cpuMs: this.options.cpuMs(),
+      bytes: engine.bytes,
+    });
+    this.lastPublished = performance.now();
+  }
+}
