@@ -26,7 +26,8 @@ import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
 import { type Host, HostTable, RobotsState } from './hosts.js';
-import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
+import { RobotsRules } from './robots.js';
+import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
 import { type CompiledSettings, type CrawlSettings, compileSettings } from './settings.js';
 import { grown } from '../util/typed-arrays.js';
 import { UrlTable } from './url-table.js';
@@ -677,14 +678,7 @@ export class Crawler {
   // ---- results -------------------------------------------------------------
 
   private process(id: number, refetch: boolean, result: FetchResult): void {
-    const record: FetchRecord = {
-      status: result.status,
-      contentType: result.contentType,
-      fetchedAt: Date.now(),
-      size: result.status === null ? null : result.size,
-      title: result.page?.title?.replace(/\u0000/g, '\uFFFD') ?? null,
-      error: result.error,
-    };
+    const record = fetchRecordOf(result);
     const out: number[] = [];
     const links: Array<{ target: number; kind: 'anchor' | 'redirect' | 'canonical'; nofollow: boolean }> = [];
     if (result.page !== null && result.error === null) {
@@ -989,29 +983,14 @@ export class Crawler {
   }
 
   private async fetchRobots(host: Host): Promise<RobotsRules> {
-    const agent = this.settings.userAgent;
-    const robotsUrl = new URL('/robots.txt', host.origin);
-    for (let attempt = 0; ; attempt++) {
-      let url = robotsUrl;
-      let result: FetchResult | null = null;
-      // RFC 9309: follow at least five redirects.
-      for (let hop = 0; hop <= 5; hop++) {
+    return fetchRobotsRules(this.fetcher, host.origin, {
+      userAgent: this.settings.userAgent,
+      retries: this.settings.retries,
+      retryDelayMs: this.settings.retryDelayMs,
+      onRequest: () => {
         this.counters.requests++;
-        result = await this.fetcher.fetch(url, 'text', MAX_ROBOTS_BYTES);
-        if (result.location === null) break;
-        const next = resolveUrl(result.location, url);
-        if (!next.ok) break;
-        url = next.url;
-      }
-      if (result!.failure === 'retryable' && attempt < this.settings.retries && this.stopping === null) {
-        await new Promise((resolve) => setTimeout(resolve, result!.retryAfterMs ?? this.settings.retryDelayMs * 2 ** attempt));
-        continue;
-      }
-      // An address refused or a host not found: the pages will say so themselves.
-      if (result!.failure === 'excluded' || result!.failure === 'final') return RobotsRules.allowAll(agent);
-      const status = result!.failure === 'retryable' && result!.status === null ? null : result!.status;
-      // RFC 9309: a robots.txt reached by redirects applies to the host that was asked, not to the target.
-      return RobotsRules.fromAnswer(robotsUrl.href, status, result!.text ?? '', agent);
-    }
+      },
+      stopping: () => this.stopping !== null,
+    });
   }
 }

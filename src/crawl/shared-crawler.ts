@@ -26,7 +26,8 @@ import type { FetchRecord, LinkKind } from '../store/store.js';
 import { type SharedCheckpoint, type SharedCrawlDb, type SharedJob, type SharedPageRow, LostLeaseError, partitionOf } from '../store/shared-crawl-db.js';
 import { type FetchResult, Fetcher, HTML_TYPES } from './fetcher.js';
 import { type Host, HostTable, RobotsState } from './hosts.js';
-import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
+import { RobotsRules } from './robots.js';
+import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
 import { type CompiledSettings, type CrawlSettings, compileSettings } from './settings.js';
 import { SharedLedger } from './shared-ledger.js';
 import { UrlTable } from './url-table.js';
@@ -463,14 +464,7 @@ export class SharedCrawler {
   }
 
   private process(i: number, result: FetchResult): void {
-    const record: FetchRecord = {
-      status: result.status,
-      contentType: result.contentType,
-      fetchedAt: Date.now(),
-      size: result.status === null ? null : result.size,
-      title: result.page?.title?.replace(/\u0000/g, '\uFFFD') ?? null,
-      error: result.error,
-    };
+    const record = fetchRecordOf(result);
     const out: number[] = [];
     const links: Array<{ target: number; kind: LinkKind; nofollow: boolean }> = [];
     const pageUrl = this.urls.url(i);
@@ -741,28 +735,16 @@ export class SharedCrawler {
   }
 
   private async fetchRobots(host: Host): Promise<RobotsRules> {
-    const agent = this.settings.userAgent;
-    const robotsUrl = new URL('/robots.txt', host.origin);
-    for (let attempt = 0; ; attempt++) {
-      let url = robotsUrl;
-      let result: FetchResult | null = null;
-      for (let hop = 0; hop <= 5; hop++) {
+    return fetchRobotsRules(this.fetcher, host.origin, {
+      userAgent: this.settings.userAgent,
+      retries: this.settings.retries,
+      retryDelayMs: this.settings.retryDelayMs,
+      onRequest: () => {
         this.counters.requests++;
         this.counts.requests++;
-        result = await this.fetcher.fetch(url, 'text', MAX_ROBOTS_BYTES);
-        if (result.location === null) break;
-        const next = resolveUrl(result.location, url);
-        if (!next.ok) break;
-        url = next.url;
-      }
-      if (result!.failure === 'retryable' && attempt < this.settings.retries && this.stopping === null) {
-        await new Promise((resolve) => setTimeout(resolve, result!.retryAfterMs ?? this.settings.retryDelayMs * 2 ** attempt));
-        continue;
-      }
-      if (result!.failure === 'excluded' || result!.failure === 'final') return RobotsRules.allowAll(agent);
-      const status = result!.failure === 'retryable' && result!.status === null ? null : result!.status;
-      return RobotsRules.fromAnswer(robotsUrl.href, status, result!.text ?? '', agent);
-    }
+      },
+      stopping: () => this.stopping !== null,
+    });
   }
 
   // ---- reports ---------------------------------------------------------------
