@@ -270,6 +270,8 @@ function solveComponent(
   onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   let sweeps = 0;
+  let balancing = true;
+  let lastCorrection = Infinity;
   while (sweeps < maxSweeps) {
     let change = 0;
     let mass = 0;
@@ -286,10 +288,14 @@ function solveComponent(
       retained += internalShare[j]! * value;
     }
     sweeps++;
-    if (mass > 0) {
+    if (mass > 0 && balancing) {
       // Flow balance of the component: mass = constantMass + c * (mass kept inside).
       const balanced = constantMass / (1 - (c * retained) / mass);
       const scale = balanced / mass;
+      // A correction that no longer shrinks is rounding noise: plain sweeps from then on.
+      const correction = Math.abs(scale - 1);
+      if (correction >= lastCorrection && correction < BALANCE_NOISE) balancing = false;
+      lastCorrection = correction;
       change += Math.abs(balanced - mass);
       for (let j = s; j < e; j++) {
         y[j]! *= scale;
@@ -302,6 +308,13 @@ function solveComponent(
   }
   return sweeps;
 }
+
+/**
+ * A mass-balance correction (relative) below this that stopped shrinking is taken for rounding
+ * noise of the component's sums, and the balance is switched off (web-1e6's giant component of
+ * 9M pages settles into a cycle near 4e-12 otherwise); larger ones may grow at first.
+ */
+const BALANCE_NOISE = 1e-9;
 
 /** Components with at least this many links get the block solver (solveLargeComponent). */
 export const LARGE_COMPONENT_LINKS = 20_000;
@@ -430,6 +443,8 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSw
   let write = threads > 1 ? data.snapshotB : z;
   // The snapshot holds the other blocks before the last mass balance: their sums are scaled on reading.
   let readScale = 1;
+  let balancing = true;
+  let lastCorrection = Infinity;
   let sweeps = 0;
   while (sweeps < maxSweeps) {
     const slot = (sweeps & 1) * 3 * threads;
@@ -447,15 +462,19 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSw
       retained += partials[slot + 3 * t + 2]!;
     }
     sweeps++;
-    if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     const swap = read;
     read = write;
     write = swap;
     readScale = 1;
-    if (mass > 0) {
+    if (mass > 0 && balancing) {
       // Flow balance of the component (as in solveComponent): mass = constantMass + c * (mass kept inside).
       const balanced = constantMass / (1 - (c * retained) / mass);
       const scale = balanced / mass;
+      // Once the correction stops shrinking it is rounding noise of the sums (a floor near
+      // 4e-12 of the mass on a component of 9M pages): plain sweeps from then on.
+      const correction = Math.abs(scale - 1);
+      if (correction >= lastCorrection && correction < BALANCE_NOISE) balancing = false;
+      lastCorrection = correction;
       change += Math.abs(balanced - mass);
       // Each thread scales its own block; the other blocks' snapshot is scaled as it is read.
       for (let j = lo; j < hi; j++) {
@@ -465,6 +484,7 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSw
       readScale = scale;
       mass = balanced;
     }
+    if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
   if (thread === 0) data.sweeps[0] = sweeps;

@@ -54,7 +54,11 @@ export interface PageRankOptions {
   /** Starting vector of power iteration; normalised. Default uniform (Algorithm 1, step 0). */
   initial?: Float64Array | null;
   solver?: PageRankSolver;
-  /** Strongly connected components of the graph, if already computed (saves the Gauss-Seidel solver a pass). */
+  /**
+   * Strongly connected components of the graph, if already computed (saves the Gauss-Seidel solver a pass).
+   * Computed with {finishOrder: true} they also give the sweep order inside each component that
+   * converges fastest; without it the pages are swept in id order (the same vector, more sweeps).
+   */
   scc?: SccResult;
   /** Threads for the link-visiting kernels (the calling one included): the machine's cores, at most 8. Graphs under 200,000 links use one. */
   threads?: number;
