@@ -25,7 +25,8 @@
  * needs about 14 GB and several minutes per run on it, so it is not in the default set); --tools wga,igraph,graph-tool,networkx,graphology,ngraph;
  * --timeout SECONDS (600, per child); --out FILE (the markdown report; bench/.cache/compare-report.md);
  * --wga-solvers power,gauss-seidel:2e-12 (wga's rows: a solver each, optionally with its own
- * tolerance; default every solver at 1e-10); --no-reference (skip the accurate vector, wga power
+ * tolerance; default every solver at 1e-10; ratios are to the first row of the solver a default
+ * call runs, so list the one to compare with first); --no-reference (skip the accurate vector, wga power
  * iteration to 1e-14, that each tool's L1 error is measured against; it is computed untimed).
  * web-1e6 is the 1M-page version of web-1e7 (about 10M links), for smoke runs.
  * Environment: WGA_SHARED (the shared/ folder; ../shared beside the repository),

@@ -135,6 +135,8 @@ export class LiveUpdateLoop {
         this.solving = true;
         this.lastStarted = performance.now();
         const ops = this.options.takeChanges?.() ?? null;
+        // Taking the changes may have handed the state over (a batch too big for this thread).
+        if (this.stopped) return;
         if (ops !== null) this.apply(ops);
       }
       const started = performance.now();

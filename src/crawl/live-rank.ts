@@ -7,9 +7,8 @@
  * until the links they followed (`inlineEdges`, 5 million: about what the
  * thread's start costs) pay for the thread, then the engine's state moves,
  * without a copy, to a worker thread (live-rank-worker.ts), which carries on
- * with the same vector, residual and queue; from then on graph changes are queued as
- * integers and sent to it every FLUSH_MS, so fetching never waits for the
- * computation. Either way the latest vector published is kept here for the
+ * with the same vector, residual and queue; from then on the queued changes
+ * are sent to it every FLUSH_MS, so fetching never waits for the computation. Either way the latest vector published is kept here for the
  * progress line, the checkpoints and the pagerank strategy. Where the
  * updates run changes their timing, not what they compute.
  */
@@ -24,6 +23,11 @@ export type { LiveVector } from './live-rank-protocol.js';
 const FLUSH_MS = 100;
 /** Links followed per slice of an update on the crawler's thread: well under a millisecond. */
 const INLINE_SLICE_EDGES = 20_000;
+/**
+ * A batch of changes larger than this (int32 values: about the links of a resumed crawl's stored
+ * graph of 1 million links) goes to the worker rather than being applied on the crawler's thread.
+ */
+const INLINE_MAX_BATCH = 1_000_000;
 /** Links the updates may follow on the crawler's thread before they move to a worker thread. */
 export const LIVE_INLINE_EDGES = 5_000_000;
 
@@ -109,7 +113,11 @@ export class LiveRank {
     else {
       const loop: LiveUpdateLoop = new LiveUpdateLoop(
         this.workerOptions.damping,
-        { intervalMs: this.workerOptions.intervalMs, tolerance: this.workerOptions.tolerance, sliceEdges: INLINE_SLICE_EDGES,
+        {
+          intervalMs: this.workerOptions.intervalMs,
+          tolerance: this.workerOptions.tolerance,
+          sliceEdges: INLINE_SLICE_EDGES,
+          // On this thread the updates' CPU is their busy time (no per-thread clock to read).
           cpuMs: () => loop.busyMs,
           afterSlice: () => this.handOverIfDue(),
           takeChanges: () => this.takeChanges(),
@@ -155,6 +163,8 @@ export class LiveRank {
   async finish(tolerance: number = INCREMENTAL_PAGERANK_DEFAULTS.finalTolerance): Promise<LiveVector> {
     if (this.failure !== null) throw this.failure;
     const final = new Promise<LiveVector>((resolve, reject) => (this.waitingFinal = { resolve, reject }));
+    this.growOp();
+    if (this.inline !== null && this.ops.length > INLINE_MAX_BATCH) this.startWorker();
     if (this.inline !== null) {
       try {
         this.inline.finish(tolerance);
@@ -194,6 +204,10 @@ export class LiveRank {
   /** The changes queued for the next update on this thread (pages found since the last included). */
   private takeChanges(): Int32Array | null {
     this.growOp();
+    if (this.ops.length > INLINE_MAX_BATCH) {
+      this.startWorker();
+      return null;
+    }
     return this.ops.length === 0 ? null : this.ops.take();
   }
 

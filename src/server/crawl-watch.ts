@@ -64,6 +64,8 @@ export class CrawlWatch {
   private readonly events = new EventEmitter();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<CrawlStatusJson> | null = null;
+  /** publish() was called while a status was being read. */
+  private publishAgain = false;
   /** Successive (time, fetches) readings of another process's crawl, for its pages per second. */
   private readings: Array<{ at: number; fetches: number }> = [];
 
@@ -133,9 +135,14 @@ export class CrawlWatch {
 
   /** The current status (reads the store). */
   async status(): Promise<CrawlStatusJson> {
+    // This server's crawl as it is before the store is read: a crawl that ends during the read then
+    // still shows as running with its live counters, never as stopped with the counts of a
+    // checkpoint before its last one.
+    const own = this.own;
+    const report = this.lastReport;
+    const error = this.lastError;
     const now = Date.now();
     const stored = await storedCrawlStatus(this.store, 10, now, this.hooks.counts);
-    const own = this.own;
     if (own === null) {
       this.readings.push({ at: stored.updatedAt ?? now, fetches: stored.fetches });
       this.readings = this.readings.filter((r) => now - r.at < 10_000);
@@ -168,8 +175,8 @@ export class CrawlWatch {
       opic: stored.opic,
       top: p !== null && p.top.length > 0 ? p.top : stored.top,
       settings: stored.settings,
-      report: this.lastReport,
-      error: this.lastError,
+      report,
+      error,
     };
   }
 
@@ -189,15 +196,25 @@ export class CrawlWatch {
     };
   }
 
-  /** Reads the status once and sends the same object to every watcher. */
+  /**
+   * Reads the status once and sends the same object to every watcher. Asked while a reading is under
+   * way (a crawl starting or ending during a tick), it reads again after that one: a change is
+   * always followed by a status read after it.
+   */
   private publish(): void {
-    if (this.events.listenerCount('status') === 0 || this.ticking !== null) return;
+    if (this.events.listenerCount('status') === 0) return;
+    if (this.ticking !== null) {
+      this.publishAgain = true;
+      return;
+    }
+    this.publishAgain = false;
     this.ticking = this.status();
     this.ticking
       .then((status) => this.events.emit('status', status))
       .catch(() => undefined)
       .finally(() => {
         this.ticking = null;
+        if (this.publishAgain) this.publish();
       });
   }
 

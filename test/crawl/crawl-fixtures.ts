@@ -359,7 +359,8 @@ export function runCli(args: string[], options: { timeoutMs?: number } = {}): Pr
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    // A bound, not a timing: generous for a loaded 2-core machine.
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

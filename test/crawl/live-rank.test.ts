@@ -11,6 +11,8 @@ import { after, describe, it } from 'node:test';
 import { kendallTau } from '../../src/analysis/compare.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { Crawler } from '../../src/crawl/crawler.js';
+import { LiveRank } from '../../src/crawl/live-rank.js';
+import { powerLawGraph } from '../../src/experiments/generators.js';
 import { parseLiveRankState } from '../../src/crawl/live-state.js';
 import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
 import { Website } from '../../src/experiments/website.js';
@@ -137,6 +139,25 @@ describe('live PageRank in a crawl', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+
+  it('sends a batch of changes too big for the crawler\'s thread (a resumed crawl\'s graph) to the worker, and ends exact', async () => {
+    const { graph } = powerLawGraph({ nodes: 50_000, seed: 7, danglingShare: 0.1, minInDegree: 20 });
+    assert.ok(graph.edgeCount + 3 * graph.nodeCount > 1_000_000, 'the batch is over the limit');
+    const live = new LiveRank();
+    try {
+      live.grow(graph.nodeCount);
+      for (let v = 0; v < graph.nodeCount; v++) {
+        const targets = graph.successors(v);
+        if (targets.length > 0) live.setLinks(v, targets);
+      }
+      const vector = await live.finish();
+      assert.equal(live.inWorker, true);
+      assert.equal(vector.pages, graph.nodeCount);
+      assert.ok(maxAbsDifference(vector.scores, pagerank(graph, { tolerance: 1e-12 }).scores) <= 1e-10);
+    } finally {
+      await live.close();
     }
   });
 

@@ -405,7 +405,7 @@ if (manualDir === null) {
     });
   });
 
-  describe('a Greedy crawl of the manual into SQLite', { timeout: 120_000 }, () => {
+  describe('a Greedy crawl of the manual into SQLite', { timeout: 600_000 }, () => {
     before(async () => {
       greedy = await crawlManual(async () => SqliteStore.open(join(dir.path, 'greedy.db')), 'greedy');
     });
@@ -491,7 +491,7 @@ if (manualDir === null) {
     missingToolTest('crawls the manual into PostgreSQL', 'postgres', server);
   } else {
     after(() => server.stop());
-    describe('a Greedy crawl of the manual into PostgreSQL', { timeout: 120_000 }, () => {
+    describe('a Greedy crawl of the manual into PostgreSQL', { timeout: 600_000 }, () => {
       it('stores what the SQLite crawl stored, in the same fetch order', async () => {
         const result = await crawlManual(async () => PostgresStore.open(await server.createDatabase()), 'greedy');
         checkCompleteCrawl(result, manual);

@@ -87,7 +87,7 @@ function joinProcess(url: string): { pid: number; kill: () => void; done: Promis
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
   const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -195,7 +195,9 @@ if (typeof server === 'string') {
       const site = await serveMultiHostSite({ pages: 600, hosts: 24, delayMs: 100 });
       try {
         const url = await running.createDatabase();
-        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 4000 });
+        // A lease far longer than any stall of a loaded machine (a live instance that outstays its lease
+        // leaves with an error); the others take the killed one's partitions when it has run out.
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 15_000 });
         const instances = [joinProcess(url), joinProcess(url), joinProcess(url)];
         const victim = instances[0]!;
         // Kill it once it holds partitions and the crawl is well under way.
@@ -204,7 +206,7 @@ if (typeof server === 'string') {
             (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 100 &&
             (await queryOne(url, `SELECT count(*) AS n FROM shared_partitions p JOIN shared_instances i ON i.id = p.owner WHERE i.pid = ${victim.pid}`)) > 0 &&
             (await queryOne(url, `SELECT count(*) AS n FROM shared_instances WHERE pid = ${victim.pid} AND pages > 0`)) > 0,
-          60_000,
+          300_000,
           'the crawl to get under way',
         );
         victim.kill();
@@ -237,9 +239,11 @@ if (typeof server === 'string') {
       const site = await serveMultiHostSite({ pages: 400, hosts: 16, delayMs: 40 });
       try {
         const url = await running.createDatabase();
-        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 2000 });
+        // The late joiner gets partitions by the balancing, not by leases running out: a lease far longer
+        // than any stall of a loaded machine.
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 2, checkpointMs: 200 }), { partitions: 16, leaseMs: 15_000 });
         const first = joinProcess(url);
-        await until(async () => (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 40, 60_000, 'the first instance to get going');
+        await until(async () => (await queryOne(url, 'SELECT fetch_seq AS n FROM shared_crawl')) >= 40, 300_000, 'the first instance to get going');
         assert.equal(await queryOne(url, 'SELECT count(*) AS n FROM shared_partitions WHERE owner IS NOT NULL'), 16);
         const late = joinProcess(url);
         const [a, b] = [await first.done, await late.done];

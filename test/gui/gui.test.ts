@@ -46,6 +46,38 @@ interface Element {
   getAttribute(name: string): string | null;
 }
 
+/**
+ * Holds the demo site's answers past a number of requests until it is opened further: the crawl
+ * test sees the counters at two points of a running crawl however fast or loaded the machine is.
+ */
+class Valve {
+  private arrived = 0;
+  private limit = Infinity;
+  private readonly waiting: Array<() => void> = [];
+
+  readonly hold = (): Promise<void> | undefined => {
+    if (this.arrived < this.limit) {
+      this.arrived++;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  };
+
+  /** Lets `more` requests (Infinity: all) be answered beyond those that arrived so far. */
+  allow(more: number): void {
+    this.limit = this.arrived + more;
+    while (this.waiting.length > 0 && this.arrived < this.limit) {
+      this.arrived++;
+      this.waiting.shift()!();
+    }
+  }
+}
+
+/** Waits until `selector`'s text is `expected` (views fill in after their requests answer). */
+async function waitForText(page: Page, selector: string, expected: string): Promise<void> {
+  await until(async () => (await page.textContent(selector)) === expected, 120_000, `${selector} to read ${expected} (it reads ${await page.textContent(selector)})`);
+}
+
 function relativeDifference(a: number, b: number): number {
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
 }
@@ -53,7 +85,7 @@ function relativeDifference(a: number, b: number): number {
 if (missing !== null) {
   describe('the GUI in Chromium', () => missingToolTest('drives Chromium', 'browser', missing));
 } else {
-  describe('the GUI in Chromium', { timeout: 600_000 }, () => {
+  describe('the GUI in Chromium', { timeout: 1_200_000 }, () => {
     let browser: Browser;
     let site: ServedWebsite;
     let server: RunningServer;
@@ -62,13 +94,16 @@ if (missing !== null) {
     const db = join(dir.path, 'gui.sqlite');
     const cliDb = join(dir.path, 'cli.sqlite');
     const dialogs: string[] = [];
+    const valve = new Valve();
 
     before(async () => {
-      // 300 pages answered after 15 ms each, two at a time: a crawl of a few seconds, long enough to watch.
-      site = await serveWebsite(new Website({ pages: 300, seed: 3 }), { delayMs: 15 });
+      // 300 pages answered after 15 ms each, two at a time; the valve holds the crawl where the test watches it.
+      site = await serveWebsite(new Website({ pages: 300, seed: 3 }), { delayMs: 15, hold: valve.hold });
       server = await startServer(db);
       browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      // Generous waits for a loaded 2-core machine (each wait is for a condition, not a time).
+      page.setDefaultTimeout(120_000);
       page.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
@@ -117,18 +152,30 @@ if (missing !== null) {
       await page.fill('input[name=delay]', '0');
       await page.fill('input[name=perHost]', '2');
       await page.fill('input[name=concurrency]', '2');
+      // The site answers 100 requests, then holds the crawl until the GUI has shown it running.
+      valve.allow(100);
       await page.click('button[name=start]');
-      const seen = new Set<string>();
-      await until(
-        async () => {
-          const [running, fetched] = await Promise.all([page.getAttribute('[data-crawl-state]', 'data-running'), page.textContent('[data-counter=fetched]')]);
-          if (running === 'true' && fetched !== null && fetched !== '–' && fetched !== '0') seen.add(fetched);
-          return running === 'false' && (await page.$('[data-report]')) !== null;
-        },
-        240_000,
-        'the crawl to finish',
-      );
-      assert.ok(seen.size >= 2, `the fetched counter took several values while the crawl ran: ${[...seen].join(', ')}`);
+      const seen: number[] = [];
+      const fetchedWhileRunning = async (): Promise<number | null> => {
+        const [running, fetched] = await Promise.all([page.getAttribute('[data-crawl-state]', 'data-running'), page.textContent('[data-counter=fetched]')]);
+        const value = Number((fetched ?? '').replace(/,/g, ''));
+        return running === 'true' && fetched !== '–' && Number.isInteger(value) ? value : null;
+      };
+      for (const step of [1, 2]) {
+        await until(
+          async () => {
+            const value = await fetchedWhileRunning();
+            if (value === null || value <= (seen[seen.length - 1] ?? 0)) return false;
+            seen.push(value);
+            return true;
+          },
+          120_000,
+          `the running crawl's fetched counter to move (step ${step}, seen ${seen.join(', ')})`,
+        );
+        valve.allow(step === 1 ? 100 : Infinity);
+      }
+      await until(async () => (await page.getAttribute('[data-crawl-state]', 'data-running')) === 'false' && (await page.$('[data-report]')) !== null, 240_000, 'the crawl to finish');
+      assert.ok(seen.length === 2 && seen[1]! > seen[0]!, `the fetched counter took several values while the crawl ran: ${seen.join(', ')}`);
       const field = async (name: string): Promise<number> => Number(((await page.textContent(`[data-report-field=${name}]`)) ?? '').replace(/,/g, ''));
       const cli = await wgaJson<CrawlJson>(['crawl', `${site.origin}/`, '--db', cliDb, '--allow-ip', '127.0.0.1/32', '--fence', TRAP_FENCE, '--delay', '0', '--per-host', '2', '--concurrency', '2', '--quiet']);
       assert.equal(cli.stoppedBy, 'done');
@@ -223,16 +270,16 @@ if (missing !== null) {
       const target = `${site.origin}/p/1.html`;
       await page.click(`[data-search-results] a.page-link[title="${target}"]`);
       await page.waitForURL((url) => url.pathname === '/page' && url.searchParams.get('url') === target);
-      assert.equal(await page.textContent('[data-page-title]'), 'Page 1');
+      await waitForText(page, '[data-page-title]', 'Page 1');
       // Page 1 links to its tree children 9..16 (website.ts): follow one.
       const child = `${site.origin}/p/9.html`;
       await page.click(`[data-links=out] a.page-link[title="${child}"]`);
       await page.waitForURL((url) => url.searchParams.get('url') === child);
-      assert.equal(await page.textContent('[data-page-title]'), 'Page 9');
+      await waitForText(page, '[data-page-title]', 'Page 9');
       await page.waitForSelector(`[data-links=in] a.page-link[title="${target}"]`);
       await page.goBack();
       await page.waitForURL((url) => url.searchParams.get('url') === target);
-      assert.equal(await page.textContent('[data-page-title]'), 'Page 1');
+      await waitForText(page, '[data-page-title]', 'Page 1');
       await page.waitForSelector('svg.neighbourhood circle');
       const drawn = await page.locator('svg.neighbourhood circle').count();
       assert.ok(drawn > 9, `the neighbourhood drawing shows page 1 and its neighbours: ${drawn}`);
@@ -240,6 +287,7 @@ if (missing !== null) {
 
     it('opens deep links to a page and to a search when loaded directly', async () => {
       const fresh = await browser.newPage();
+      fresh.setDefaultTimeout(120_000);
       try {
         await fresh.goto(`${server.origin}/page?url=${encodeURIComponent(`${site.origin}/`)}`);
         await fresh.waitForSelector('[data-page-title]');
@@ -294,7 +342,8 @@ if (missing !== null) {
       info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; runs: number } };
       assert.equal(info.counts.pages, 0);
       assert.equal(info.counts.runs, 0);
-      assert.equal(await page.textContent('[data-fact=pages]'), '0');
+      // The store's facts are read again after the notice shows.
+      await waitForText(page, '[data-fact=pages]', '0');
       assert.deepEqual(dialogs, [], 'no browser dialog was opened');
     });
 
@@ -304,7 +353,7 @@ if (missing !== null) {
       await page.goto(`${server.origin}/data`);
       await page.setInputFiles('input[name=file]', file);
       await page.click('button[name=import]');
-      await page.waitForSelector('[data-import-result] .notice.ok', { timeout: 60_000 });
+      await page.waitForSelector('[data-import-result] .notice.ok', { timeout: 120_000 });
       assert.match((await page.textContent('[data-import-result]')) ?? '', /3 pages and 4 links added/);
       const info = (await (await fetch(`${server.origin}/api/info`)).json()) as { counts: { pages: number; links: number } };
       assert.deepEqual([info.counts.pages, info.counts.links], [3, 4]);

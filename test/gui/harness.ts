@@ -26,7 +26,7 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: chromiumPath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-extensions'],
-    timeout: 60_000,
+    timeout: 120_000,
   });
 }
 
@@ -49,7 +49,7 @@ export async function startServer(db: string, extra: readonly string[] = []): Pr
   });
   const lines = createInterface({ input: child.stdout! });
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wga serve did not start within 60 s: ${errors}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`wga serve did not start within 120 s: ${errors}`)), 120_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`wga serve exited with ${code}: ${errors}`));

@@ -44,7 +44,7 @@ async function evidence(page: Page): Promise<Evidence> {
 if (missing !== null) {
   describe('hostile content in the GUI', () => missingToolTest('drives Chromium', 'browser', missing));
 } else {
-  describe('hostile content in the GUI', { timeout: 300_000 }, () => {
+  describe('hostile content in the GUI', { timeout: 600_000 }, () => {
     let browser: Browser;
     let server: RunningServer;
     let page: Page;
@@ -67,6 +67,8 @@ if (missing !== null) {
       server = await startServer(db);
       browser = await launchBrowser();
       page = await browser.newPage();
+      // Generous waits for a loaded 2-core machine (each wait is for a condition, not a time).
+      page.setDefaultTimeout(120_000);
       page.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
@@ -80,7 +82,7 @@ if (missing !== null) {
 
     const visit = async (path: string, ready: string): Promise<Evidence> => {
       await page.goto(`${server.origin}${path}`);
-      await page.waitForSelector(ready, { timeout: 60_000 });
+      await page.waitForSelector(ready, { timeout: 120_000 });
       await page.waitForLoadState('networkidle');
       const seen = await evidence(page);
       assert.equal(seen.pwned, undefined, `${path}: no payload ran`);
@@ -103,13 +105,15 @@ if (missing !== null) {
       for (let i = 1; i < PAYLOADS.length; i++) {
         const link = page.locator('[data-links=out] a.page-link').filter({ hasText: `/evil/${i}/` });
         await link.first().click();
-        await page.waitForSelector('[data-page-title]');
+        await page.waitForFunction((title) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('[data-page-title]')?.textContent === title, `${PAYLOADS[i]} hostile ${i}`);
         await page.waitForLoadState('networkidle');
-        assert.equal(await page.textContent('[data-page-title]'), `${PAYLOADS[i]} hostile ${i}`);
         const after = await evidence(page);
         assert.equal(after.pwned, undefined);
         assert.equal(after.injected, 0);
         await page.goBack();
+        // Back on the home page (its title shown, not the previous page's) before the next link is looked for.
+        await page.waitForURL((url) => url.searchParams.get('url') === `${origin}/`);
+        await page.waitForFunction((title) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('[data-page-title]')?.textContent === title, `${PAYLOADS[0]} hostile home`);
         await page.waitForSelector('[data-links=out] a.page-link');
       }
     });

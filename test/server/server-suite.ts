@@ -451,13 +451,17 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         assertJsonError(stop.status, (await stop.json()) as Json, 409);
         const done = await crawl;
         assert.equal(done.code, 0, done.stderr);
-        // After the crawl, the watcher sees it stopped, with the counts the crawl reported.
-        const fetched = (JSON.parse(done.stdout) as Json)['fetched'];
-        const seenAt = watcher.events.indexOf(seen);
-        const final = await watcher.until((e) => watcher.events.indexOf(e) > seenAt && (JSON.parse(e.data) as Json)['running'] === false, 30_000);
+        // After the crawl exited, the watcher sees it stopped at its last checkpoint (the status's
+        // `fetches` is the checkpoint's), with the counts the crawl reported. (A status read earlier could
+        // say stopped if a loaded machine delayed a checkpoint past the lock's heartbeat limit.)
+        const { fetched, fetches } = JSON.parse(done.stdout) as { fetched: number; fetches: number };
+        const final = await watcher.until((e) => {
+          const s = JSON.parse(e.data) as Json;
+          return s['running'] === false && s['fetches'] === fetches;
+        }, 60_000);
         watcher.close();
         assert.equal(((JSON.parse(final.data) as Json)['counters'] as Json)['fetched'], fetched);
-        assert.ok((fetched as number) >= 300);
+        assert.ok(fetched >= 300);
       } finally {
         await server.close();
         await served.close();

@@ -16,7 +16,7 @@ let next = 0;
 serverSuite('SQLite', async () => join(dir.path, `store-${next++}.sqlite`));
 
 describe('wga serve: starting, remote mode, cancelling', () => {
-  it('prints `listening on http://127.0.0.1:PORT/` first and stops on SIGTERM', { timeout: 60_000 }, async () => {
+  it('prints `listening on http://127.0.0.1:PORT/` first and stops on SIGTERM', { timeout: 300_000 }, async () => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--db', join(dir.path, 'cli.sqlite')], { stdio: ['ignore', 'pipe', 'pipe'] });
     const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
     assert.match(first, /^listening on http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -62,7 +62,7 @@ describe('wga serve: starting, remote mode, cancelling', () => {
     }
   });
 
-  it('cancels a running rank job', { timeout: 120_000 }, async () => {
+  it('cancels a running rank job', { timeout: 300_000 }, async () => {
     const db = join(dir.path, 'cancel.sqlite');
     const imported = await runCli(['import', sharedData('hollins', 'hollins.edges.txt'), '--db', db, '-q']);
     assert.equal(imported.code, 0, imported.stderr);
@@ -77,7 +77,7 @@ describe('wga serve: starting, remote mode, cancelling', () => {
       await events.until((e) => e.event === 'progress', 60_000);
       const cancelled = await post(`api/jobs/${id}/cancel`, {});
       assert.equal(((await cancelled.json()) as { job: { state: string } }).job.state, 'cancelled');
-      const end = JSON.parse((await events.until((e) => e.event === 'end', 10_000)).data) as { state: string; residuals: unknown[] };
+      const end = JSON.parse((await events.until((e) => e.event === 'end', 60_000)).data) as { state: string; residuals: unknown[] };
       events.close();
       assert.equal(end.state, 'cancelled');
       assert.ok(end.residuals.length > 0);
