@@ -468,19 +468,40 @@ export class SharedCrawlDb {
         if (id === undefined) throw new StoreError(this.location, `internal error: no store id for local page ${local}`);
         return id;
       };
-      // Fetch results (their fetch_seq, the crawl-wide order, is given under the job's lock).
+      // Fetch results and OPIC states (adopted pages: their stored cash joins ours, their seen_all stays), one
+      // update per page even when it was both fetched and credited (the fetch_seq, the crawl-wide order,
+      // is given under the job's lock).
       const fetchedIds = c.fetches.map((x) => idOf(x.local));
-      if (c.fetches.length > 0) {
-        const f = c.fetches;
+      const updates = new Map<number, { fetch: FetchRecord | null; state: LedgerState | null }>();
+      c.fetches.forEach((x, k) => updates.set(fetchedIds[k]!, { fetch: x.record, state: null }));
+      const states = [
+        ...c.changed.map((x) => ({ id: idOf(x.local), state: x.state })),
+        ...adopted.map((a) => ({ id: a.id, state: { ...a.state, cash: a.state.cash + a.cash, seenAll: a.seenAll } })),
+      ];
+      for (const { id, state: st } of states) {
+        const u = updates.get(id);
+        if (u === undefined) updates.set(id, { fetch: null, state: st });
+        else u.state = st;
+      }
+      if (updates.size > 0) {
+        const u = [...updates];
+        const f = <T,>(pick: (r: FetchRecord) => T): Array<T | null> => u.map(([, x]) => (x.fetch === null ? null : pick(x.fetch)));
+        const o = (pick: (st: LedgerState) => number): Array<number | null> => u.map(([, x]) => (x.state === null ? null : pick(x.state)));
         await run(
-          `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
-             fetch_error = f.fetch_error
-           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[])
-             AS f (id, status, content_type, fetched_at, size, title, fetch_error)
-           WHERE p.id = f.id`,
+          `UPDATE pages p SET
+             status = CASE WHEN u.fetched THEN u.status ELSE p.status END, content_type = CASE WHEN u.fetched THEN u.content_type ELSE p.content_type END,
+             fetched_at = CASE WHEN u.fetched THEN u.fetched_at ELSE p.fetched_at END, size = CASE WHEN u.fetched THEN u.size ELSE p.size END,
+             title = CASE WHEN u.fetched THEN u.title ELSE p.title END, fetch_error = CASE WHEN u.fetched THEN u.fetch_error ELSE p.fetch_error END,
+             cash = coalesce(u.cash, p.cash), history = coalesce(u.history, p.history), last_read = coalesce(u.last_read, p.last_read),
+             reads = coalesce(u.reads, p.reads), seen_all = coalesce(u.seen_all, p.seen_all)
+           FROM unnest($1::bigint[], $2::boolean[], $3::int[], $4::text[], $5::float8[], $6::bigint[], $7::text[], $8::text[],
+                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[])
+             AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all)
+           WHERE p.id = u.id`,
           [
-            fetchedIds, f.map((x) => x.record.status), f.map((x) => x.record.contentType), f.map((x) => x.record.fetchedAt),
-            f.map((x) => x.record.size), f.map((x) => x.record.title), f.map((x) => x.record.error),
+            u.map(([id]) => id), u.map(([, x]) => x.fetch !== null),
+            f((r) => r.status), f((r) => r.contentType), f((r) => r.fetchedAt), f((r) => r.size), f((r) => r.title), f((r) => r.error),
+            o((st) => st.cash), o((st) => st.history), o((st) => st.lastRead), o((st) => st.reads), o((st) => st.seenAll),
           ],
         );
       }
@@ -490,19 +511,6 @@ export class SharedCrawlDb {
           `INSERT INTO links (source, target, kind, nofollow)
            SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
           [l.map((x) => idOf(x.source)), l.map((x) => idOf(x.target)), l.map((x) => LINK_KIND_CODES[x.kind]), l.map((x) => x.nofollow)],
-        );
-      }
-      // OPIC state of stored pages (adopted ones: their stored cash joins ours, their seen_all stays).
-      const changed = [
-        ...c.changed.map((x) => ({ id: idOf(x.local), ...x.state })),
-        ...adopted.map((a) => ({ id: a.id, ...a.state, cash: a.state.cash + a.cash, seenAll: a.seenAll })),
-      ];
-      if (changed.length > 0) {
-        await run(
-          `UPDATE pages p SET cash = o.cash, history = o.history, last_read = o.last_read, reads = o.reads, seen_all = o.seen_all
-           FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::int[], $6::float8[]) AS o (id, cash, history, last_read, reads, seen_all)
-           WHERE p.id = o.id`,
-          [changed.map((x) => x.id), changed.map((x) => x.cash), changed.map((x) => x.history), changed.map((x) => x.lastRead), changed.map((x) => x.reads), changed.map((x) => x.seenAll)],
         );
       }
       if (c.transfers.length > 0) {
