@@ -289,13 +289,10 @@ function solveComponent(
     }
     sweeps++;
     if (mass > 0 && balancing) {
-      // Flow balance of the component: mass = constantMass + c * (mass kept inside).
-      const balanced = constantMass / (1 - (c * retained) / mass);
-      const scale = balanced / mass;
-      // A correction that no longer shrinks is rounding noise: plain sweeps from then on.
-      const correction = Math.abs(scale - 1);
-      if (correction >= lastCorrection && correction < BALANCE_NOISE) balancing = false;
-      lastCorrection = correction;
+      const balance = flowBalance(constantMass, c, retained, mass, lastCorrection);
+      const { balanced, scale } = balance;
+      balancing = balance.balancing;
+      lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
       for (let j = s; j < e; j++) {
         y[j]! *= scale;
@@ -315,6 +312,26 @@ function solveComponent(
  * 9M pages settles into a cycle near 4e-12 otherwise); larger ones may grow at first.
  */
 const BALANCE_NOISE = 1e-9;
+
+/**
+ * The flow balance of a component after a sweep: its mass must equal constantMass (what flows in
+ * from outside and the teleport) + c * (the mass its pages keep inside it), so the sweep's values
+ * are scaled to that balanced mass. A correction that no longer shrinks, below BALANCE_NOISE, is
+ * rounding noise of the sums (a floor near 4e-12 of the mass on a component of 9M pages): the caller
+ * stops balancing then and does plain sweeps.
+ */
+function flowBalance(
+  constantMass: number,
+  c: number,
+  retained: number,
+  mass: number,
+  lastCorrection: number,
+): { balanced: number; scale: number; correction: number; balancing: boolean } {
+  const balanced = constantMass / (1 - (c * retained) / mass);
+  const scale = balanced / mass;
+  const correction = Math.abs(scale - 1);
+  return { balanced, scale, correction, balancing: !(correction >= lastCorrection && correction < BALANCE_NOISE) };
+}
 
 /** Components with at least this many links get the block solver (solveLargeComponent). */
 export const LARGE_COMPONENT_LINKS = 20_000;
@@ -467,14 +484,10 @@ export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSw
     write = swap;
     readScale = 1;
     if (mass > 0 && balancing) {
-      // Flow balance of the component (as in solveComponent): mass = constantMass + c * (mass kept inside).
-      const balanced = constantMass / (1 - (c * retained) / mass);
-      const scale = balanced / mass;
-      // Once the correction stops shrinking it is rounding noise of the sums (a floor near
-      // 4e-12 of the mass on a component of 9M pages): plain sweeps from then on.
-      const correction = Math.abs(scale - 1);
-      if (correction >= lastCorrection && correction < BALANCE_NOISE) balancing = false;
-      lastCorrection = correction;
+      const balance = flowBalance(constantMass, c, retained, mass, lastCorrection);
+      const { balanced, scale } = balance;
+      balancing = balance.balancing;
+      lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
       // Each thread scales its own block; the other blocks' snapshot is scaled as it is read.
       for (let j = lo; j < hi; j++) {
