@@ -35,7 +35,8 @@
  * Options: --pages N (5000), --hosts N (200), --instances 1,2,4,8,
  * --latency MS (50), --host-delay MS (200), --concurrency N (4),
  * --plain-pages N (same as --pages), --no-plain, --checkpoint MS (1000: the
- * crawl's checkpoint interval).
+ * crawl's checkpoint interval), --timeline (pages fetched in each second of
+ * every run, to see its start, steady state and end).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -60,6 +61,9 @@ interface Options {
   checkpointMs: number;
 }
 
+/** --timeline: print every run's pages per second. */
+let timeline = false;
+
 function parse(argv: readonly string[]): Options {
   const o: Options = { pages: 5000, hosts: 200, instances: [1, 2, 4, 8], latencyMs: 50, hostDelayMs: 200, concurrency: 4, plainPages: null, plain: true, checkpointMs: 1000 };
   for (const { arg, value } of benchArguments(argv)) {
@@ -72,6 +76,7 @@ function parse(argv: readonly string[]): Options {
     else if (arg === '--plain-pages') o.plainPages = Number(value());
     else if (arg === '--no-plain') o.plain = false;
     else if (arg === '--checkpoint') o.checkpointMs = Number(value());
+    else if (arg === '--timeline') timeline = true;
     else throw new Error(`unknown option ${arg}`);
   }
   return o;
@@ -134,6 +139,10 @@ async function run(
       const inst = await client.query<{ pages: string; transfers_sent: string; rows_written: string; db_ms: number; lock_ms: number }>(
         'SELECT pages, transfers_sent, rows_written, db_ms, lock_ms FROM shared_instances',
       );
+      if (timeline) {
+        const t = await client.query<{ s: number; n: string }>('SELECT floor((fetched_at - $1) / 1000)::int AS s, count(*) AS n FROM pages WHERE status IS NOT NULL GROUP BY 1 ORDER BY 1', [span.rows[0]!.first]);
+        console.log(`  timeline (pages per second): ${t.rows.map((r) => r.n).join(' ')}`);
+      }
       const fetched = Number(span.rows[0]!.n);
       const crawlSeconds = (span.rows[0]!.last - span.rows[0]!.first) / 1000;
       const sum = (pick: (r: (typeof inst.rows)[number]) => number): number => inst.rows.reduce((s, r) => s + pick(r), 0);

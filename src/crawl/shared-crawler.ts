@@ -51,6 +51,17 @@ const RELEASING = 2;
 /** A partition let go is not taken back by the same instance for this long. */
 const AVOID_MS = 10_000;
 
+/**
+ * While an instance is short of work (fewer hosts with pages waiting than it
+ * needs to keep its requests busy) it checkpoints this many times as often:
+ * the pages others found for it reach it sooner (the start of a crawl, when
+ * every page is news for another instance, and its end).
+ */
+const SHORT_CHECKPOINT_SPEEDUP = 4;
+
+/** Weight of the newest fetch in the running mean of fetch durations. */
+const LATENCY_WEIGHT = 0.05;
+
 export const DEFAULT_PARTITIONS = 64;
 export const DEFAULT_LEASE_MS = 30_000;
 
@@ -184,6 +195,11 @@ export class SharedCrawler {
   private wake: (() => void) | null = null;
   private readonly started = performance.now();
   private readonly startedAt = Date.now();
+  /** Running mean of the fetches' durations (ms), for the hosts this instance needs (neededHosts). */
+  private latencyMs = 0;
+  /** Whether the last snapshot found this instance short of work (checkpoints come sooner). */
+  private short = true;
+  private lastCheckpointAt = 0;
 
   private constructor(
     private readonly db: SharedCrawlDb,
@@ -229,7 +245,14 @@ export class SharedCrawler {
     const abort = (): void => this.stop('stopped');
     try {
       await this.checkpoint(false);
-      timers.push(setInterval(() => this.writing === null && void this.checkpoint(false), this.settings.checkpointMs));
+      // Ticks at the short interval; a checkpoint every tick while short of work, else every checkpointMs.
+      const shortMs = Math.max(10, Math.round(this.settings.checkpointMs / SHORT_CHECKPOINT_SPEEDUP));
+      timers.push(
+        setInterval(() => {
+          if (this.writing !== null) return;
+          if (this.short || performance.now() - this.lastCheckpointAt >= this.settings.checkpointMs - shortMs / 2) void this.checkpoint(false);
+        }, shortMs),
+      );
       if (this.options.onProgress !== undefined) timers.push(setInterval(() => this.options.onProgress!(this.progress()), this.options.progressMs ?? 1000));
       if (this.settings.maxTimeMs !== null) timers.push(setTimeout(() => this.stop('max-time'), this.settings.maxTimeMs));
       if (this.options.signal?.aborted === true) this.stop('stopped');
@@ -421,10 +444,15 @@ export class SharedCrawler {
     this.inFlight++;
     this.counters.requests++;
     this.counts.requests++;
-    this.hosts.start(host, performance.now());
+    const startedAt = performance.now();
+    this.hosts.start(host, startedAt);
     this.refreshHost(host);
     this.fetcher.fetch(new URL(this.urls.url(i))).then(
-      (result) => this.onFetched(i, host, result),
+      (result) => {
+        const ms = performance.now() - startedAt;
+        this.latencyMs = this.latencyMs === 0 ? ms : this.latencyMs + LATENCY_WEIGHT * (ms - this.latencyMs);
+        this.onFetched(i, host, result);
+      },
       (error: unknown) => this.fail(error as Error),
     );
     return true;
@@ -534,6 +562,7 @@ export class SharedCrawler {
     while (this.writing !== null) await this.writing;
     if (this.failure !== null) return;
     const started = performance.now();
+    this.lastCheckpointAt = started;
     const snapshot = this.snapshot(finishing);
     this.writing = this.db
       .checkpoint(this.id, snapshot.checkpoint, { dbMs: this.lastDbMs, lockMs: this.lastLockMs })
@@ -564,6 +593,10 @@ export class SharedCrawler {
     const release: number[] = [];
     const releasing: number[] = [];
     const workByPartition = new Map<number, number>();
+    const hostsByPartition = this.hostsWithWork();
+    let hostsWithWork = 0;
+    for (const n of hostsByPartition.values()) hostsWithWork += n;
+    const neededHosts = this.neededHosts();
     for (let p = 0; p < this.partitions; p++) {
       if (this.held[p] === NOT_HELD) continue;
       held.push(p);
@@ -602,6 +635,7 @@ export class SharedCrawler {
     for (const c of changed) note(c.local);
     for (const t of transfers) note(t.local);
     const waiting = this.waitingCount === 0 && this.inFlight === 0 && this.retryTimers.size === 0 && this.robotsLoading === 0;
+    this.short = !finishing && this.stopping === null && (waiting || hostsWithWork < neededHosts);
     const now = Date.now();
     for (const [p, until] of this.avoid) if (until < now) this.avoid.delete(p);
     const checkpoint: SharedCheckpoint = {
@@ -620,9 +654,13 @@ export class SharedCrawler {
       reads: outgoing.reads,
       counts: this.counts,
       waiting,
+      short: this.short && !waiting,
       finishing,
       avoid: [...this.avoid.keys()],
       workByPartition,
+      hostsByPartition,
+      neededHosts,
+      waitingPages: this.waitingCount,
     };
     this.fetches = [];
     this.links = [];
@@ -630,6 +668,37 @@ export class SharedCrawler {
     // Partitions let go now: their pages are no longer this instance's (nothing of theirs changes after the snapshot).
     for (const p of finishing ? held : release) this.held[p] = NOT_HELD;
     return { checkpoint, released: finishing ? held : release };
+  }
+
+  /**
+   * Hosts with pages waiting, by held partition. Politeness lets a host take
+   * perHost requests at once and one new request per delay, so these hosts
+   * bound what the instance can have in flight (neededHosts).
+   */
+  private hostsWithWork(): Map<number, number> {
+    const seen = new Uint8Array(this.hosts.hosts.length);
+    const byPartition = new Map<number, number>();
+    for (let i = 0; i < this.urls.size; i++) {
+      if (this.state[i] !== WAITING || this.held[this.part[i]!] !== HELD) continue;
+      const h = this.hostOf[i]!;
+      if (h < 0 || seen[h] === 1) continue;
+      seen[h] = 1;
+      byPartition.set(this.part[i]!, (byPartition.get(this.part[i]!) ?? 0) + 1);
+    }
+    return byPartition;
+  }
+
+  /**
+   * Hosts with work this instance needs to keep its `concurrency` requests
+   * busy: a host starts a request at most every max(latency, delay) ms
+   * (hosts.ts counts the delay from a request's start) and runs perHost at
+   * once, so it fills perHost * latency / max(latency, delay) of a slot.
+   * Before any fetch has been timed, the delay alone decides (one host per slot).
+   */
+  private neededHosts(): number {
+    const { concurrency, perHost, delayMs } = this.settings;
+    const latency = Math.max(1, this.latencyMs);
+    return Math.ceil((concurrency * Math.max(latency, delayMs)) / (latency * perHost));
   }
 
   private newPage(i: number): { local: number; url: string; key: string; host: string; depth: number; part: number } {

@@ -9,7 +9,7 @@
  *   clock G, what the virtual page received, the reads, the page count and
  *   the last fetch sequence number;
  * - shared_instances: one row per crawler process: heartbeat, state
- *   (working, waiting for work, finished, failed) and counters;
+ *   (working, short of work, waiting for work, finished, failed) and counters;
  * - shared_partitions: pages belong to partition hash(host) mod P; each
  *   partition has an owner whose lease expires unless renewed;
  * - shared_transfers: the OPIC paper's buffered "money transfers": cash owed
@@ -52,6 +52,7 @@ import type { FetchRecord, LinkKind } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
 import { LINK_KIND_CODES } from './schema.js';
 import { checkStorableUrl, liveOpicExpression } from './records.js';
+import { balance } from './shared-balance.js';
 
 pg.types.setTypeParser(20, (value) => Number(value));
 
@@ -88,9 +89,11 @@ export const SHARED_SCHEMA = [
     rows_written BIGINT NOT NULL DEFAULT 0,
     checkpoints BIGINT NOT NULL DEFAULT 0,
     db_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
-    lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0
+    lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+    waiting_pages BIGINT NOT NULL DEFAULT 0
   )`,
   'ALTER TABLE shared_instances ADD COLUMN IF NOT EXISTS lock_ms DOUBLE PRECISION NOT NULL DEFAULT 0',
+  'ALTER TABLE shared_instances ADD COLUMN IF NOT EXISTS waiting_pages BIGINT NOT NULL DEFAULT 0',
   `CREATE TABLE IF NOT EXISTS shared_partitions (
     part INTEGER PRIMARY KEY,
     owner TEXT,
@@ -158,7 +161,8 @@ const UNREAD = 'status IS NULL AND fetch_error IS NULL';
 /** The objects the checkpoints need; a store made by an older wga lacks the last ones. */
 const SHARED_OBJECTS = `SELECT to_regclass('shared_transfers') IS NOT NULL AND to_regclass('shared_news') IS NOT NULL AND to_regclass('pages_unread') IS NOT NULL
   AND to_regclass('pages_part') IS NOT NULL AND to_regproc('shared_checkpoint_commit') IS NOT NULL
-  AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'shared_instances' AND column_name = 'lock_ms') AS ok,
+  AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'shared_instances' AND column_name = 'lock_ms')
+  AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'shared_instances' AND column_name = 'waiting_pages') AS ok,
   to_regclass('shared_crawl') IS NOT NULL AS old`;
 
 /** FNV-1a of the host name, mod the partitions: the partition of a host's pages. */
@@ -235,12 +239,24 @@ export interface SharedCheckpoint {
   counts: { fetched: number; requests: number; pages: number };
   /** No page to fetch and none running: asks for work. */
   waiting: boolean;
+  /**
+   * Has work, but on fewer hosts than it needs to keep its requests busy
+   * (politeness limits each host): asks for partitions that instances with
+   * more hosts than they need can spare.
+   */
+  short: boolean;
   /** The last checkpoint: let every partition go and mark the instance finished. */
   finishing: boolean;
   /** Partitions not to take again yet (let go recently). */
   avoid: number[];
   /** Unfetched pages held, by partition (for choosing what to let go). */
   workByPartition: Map<number, number>;
+  /** Hosts with unfetched pages, by held partition. */
+  hostsByPartition: Map<number, number>;
+  /** Hosts with work the instance needs to keep its requests busy. */
+  neededHosts: number;
+  /** Pages waiting for their fetch in the partitions it holds (not those being let go). */
+  waitingPages: number;
 }
 
 export interface SharedCheckpointResult {
@@ -529,26 +545,34 @@ export class SharedCrawlDb {
         [me, c.release, c.finishing, leaseMs],
       );
       const keep = c.finishing ? [] : c.held.filter((p) => !released.has(p));
-      const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : 'working';
+      const state = c.finishing ? 'finished' : c.waiting ? 'waiting' : c.short ? 'short' : 'working';
       const acquired: number[] = [];
       const letGo: number[] = [];
       if (!c.finishing && job.status === 'running') {
-        // Free partitions with work are counted only by an instance waiting for work.
-        const census = await client.query<{ free: number; alive: Array<{ id: string; state: string }> }>(
-          `SELECT CASE WHEN $2 THEN (SELECT count(*)::bigint FROM shared_partitions sp WHERE (owner IS NULL OR lease_until < clock_timestamp())
-                                      AND EXISTS (SELECT 1 FROM pages p WHERE p.part = sp.part AND ${UNREAD})) ELSE 0 END AS free,
-                  coalesce((SELECT json_agg(json_build_object('id', id, 'state', state)) FROM shared_instances
-                            WHERE state IN ('working', 'waiting') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond'), '[]'::json) AS alive`,
-          [leaseMs, c.waiting],
+        // The free partitions with work, and the live instances with their states and waiting pages.
+        const census = await client.query<{ free: number; alive: Array<{ id: string; state: string; waiting: number }> }>(
+          `SELECT (SELECT count(*)::bigint FROM shared_partitions sp WHERE (owner IS NULL OR lease_until < clock_timestamp())
+                     AND EXISTS (SELECT 1 FROM pages p WHERE p.part = sp.part AND ${UNREAD})) AS free,
+                  coalesce((SELECT json_agg(json_build_object('id', id, 'state', state, 'waiting', waiting_pages)) FROM shared_instances
+                            WHERE state IN ('working', 'waiting', 'short') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond'), '[]'::json) AS alive`,
+          [leaseMs],
         );
-        const others = census.rows[0]!.alive.filter((r) => r.id !== me);
-        const waiters = others.filter((r) => r.state === 'waiting').length;
-        const fair = Math.ceil(job.partitions / (others.length + 1));
-        let want = fair - keep.length;
-        if (c.waiting) {
-          // An instance with nothing to do takes its part of the free partitions that have work, whatever its share.
-          want = Math.max(want, Math.ceil(Number(census.rows[0]!.free) / (1 + waiters)));
-        }
+        const decision = balance(
+          {
+            state: c.waiting ? 'waiting' : c.short ? 'short' : 'working',
+            keep,
+            workByPartition: c.workByPartition,
+            hostsByPartition: c.hostsByPartition,
+            neededHosts: c.neededHosts,
+            waitingPages: c.waitingPages,
+          },
+          {
+            partitions: job.partitions,
+            freeWithWork: Number(census.rows[0]!.free),
+            others: census.rows[0]!.alive.filter((r) => r.id !== me).map((r) => ({ state: r.state, waitingPages: Number(r.waiting) })),
+          },
+        );
+        const { want, fair } = decision;
         if (want > 0) {
           // Those with the most pages to fetch first; rows another instance is taking are skipped, not waited for.
           const taken = await run(
@@ -562,18 +586,7 @@ export class SharedCrawlDb {
           );
           for (const row of taken.rows as Array<{ part: number }>) acquired.push(row.part);
         }
-        if (waiters > 0 && !c.waiting) {
-          // Balancing (the paper: busy instances "free a number of their new pages" for a waiting one).
-          const withWork = keep.filter((p) => (c.workByPartition.get(p) ?? 0) > 0).sort((a, b) => (c.workByPartition.get(b) ?? 0) - (c.workByPartition.get(a) ?? 0));
-          // Partitions with work are split with the waiting instances (this one keeps at least one);
-          // beyond its fair share it lets idle ones go first, so that the work is not handed over for nothing.
-          const surplus = Math.max(0, keep.length - fair);
-          const idle = keep.filter((p) => (c.workByPartition.get(p) ?? 0) === 0);
-          let fromWork = withWork.length >= 2 ? Math.floor((withWork.length * waiters) / (waiters + 1)) : 0;
-          const fromIdle = Math.min(idle.length, Math.max(0, surplus - fromWork));
-          fromWork = Math.max(fromWork, Math.min(surplus - fromIdle, withWork.length - 1));
-          letGo.push(...withWork.slice(withWork.length - fromWork), ...idle.slice(0, fromIdle));
-        }
+        letGo.push(...decision.letGo);
       }
       // Every page of the partitions taken now (their news is in it, or comes at the next checkpoint).
       if (acquired.length > 0) {
@@ -614,8 +627,8 @@ export class SharedCrawlDb {
       await client.query(
         `UPDATE shared_instances SET heartbeat = clock_timestamp(), state = $2, pages = pages + $3, fetched = fetched + $4, requests = requests + $5,
            transfers_sent = transfers_sent + $6, checkpoints = checkpoints + 1, db_ms = db_ms + $7, transfers_applied = transfers_applied + $8,
-           partitions = $9, rows_written = rows_written + $10, lock_ms = lock_ms + $11 WHERE id = $1`,
-        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, spent.dbMs, transfersApplied, holding.length, rowsWritten, spent.lockMs],
+           partitions = $9, rows_written = rows_written + $10, lock_ms = lock_ms + $11, waiting_pages = $12 WHERE id = $1`,
+        [me, state, c.counts.pages, c.counts.fetched, c.counts.requests, c.transfers.length, spent.dbMs, transfersApplied, holding.length, rowsWritten, spent.lockMs, c.waitingPages],
       );
       // Last, under the job row's lock until the commit: the shared globals, the new pages' seen_all, the fetch order, the end.
       const lockStarted = performance.now();
