@@ -36,6 +36,7 @@ import { type CrawlStrategy, Frontier } from '../crawl/frontier.js';
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { inducedSubgraph } from '../graph/subgraph.js';
+import { linksSeenPageRank } from '../analysis/links-seen-pagerank.js';
 
 export const ORDERING_STRATEGIES: readonly CrawlStrategy[] = ['bfs', 'random', 'greedy', 'pagerank'];
 export const ORDERING_MARKS: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1];
@@ -79,6 +80,11 @@ export interface OrderingMark {
   tauLiveFetched: number;
   tauOpicUnfetched: number;
   tauLiveUnfetched: number;
+  /**
+   * Tau of a third estimate, not the crawler's: the PageRank of the known graph with an unfetched
+   * page's unseen links guessed from the links seen (analysis/links-seen-pagerank.ts).
+   */
+  tauSeen: number;
 }
 
 export interface OrderingResult {
@@ -196,6 +202,8 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
     let updates = 0;
     let markIndex = 0;
     const out: number[] = [];
+    /** Out-links of the pages fetched so far, by crawl id. */
+    const linksOf: Int32Array[] = [];
     while (markIndex < marks.length) {
       const id = frontier.take(() => 0);
       if (id < 0) break;
@@ -204,6 +212,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
       for (const t of final.successors(node)) if (t !== node) out.push(discover(t));
       opic.read(id, out);
       live.setLinks(id, out);
+      linksOf[id] = Int32Array.from(out);
       isFetched[id] = 1;
       frontier.fetched(id, out);
       fetched++;
@@ -238,6 +247,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
           tauLiveFetched: tauOver(liveRounded, truth, known, wasFetched),
           tauOpicUnfetched: tauOver(opicRounded, truth, known, notFetched),
           tauLiveUnfetched: tauOver(liveRounded, truth, known, notFetched),
+          tauSeen: kendallTau(rounded(linksSeenAt(known, linksOf, isFetched, damping)), truth),
         });
         markIndex++;
       }
@@ -246,4 +256,13 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
     cost.push({ strategy, pushes: live.totalPushes, edgeVisits: live.totalEdgeVisits, updates });
   }
   return { pages: n, links: final.edgeCount, updateEvery, damping, marks: results, cost, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The links-seen estimate over the pages known at a mark (crawl ids 0 .. known - 1). */
+function linksSeenAt(known: number, linksOf: Int32Array[], isFetched: Uint8Array, damping: number): Float64Array {
+  const offsets = new Uint32Array(known + 1);
+  for (let u = 0; u < known; u++) offsets[u + 1] = offsets[u]! + (isFetched[u] === 1 ? linksOf[u]!.length : 0);
+  const targets = new Int32Array(offsets[known]!);
+  for (let u = 0; u < known; u++) if (isFetched[u] === 1) targets.set(linksOf[u]!, offsets[u]!);
+  return linksSeenPageRank({ known, offsets, targets, fetched: isFetched.subarray(0, known) }, damping, 1e-12).scores;
 }

@@ -20,7 +20,7 @@ const percent = (x: number): string => `${Number((100 * x).toPrecision(3))}%`;
 
 export function orderingCsv(result: OrderingResult): string {
   const header =
-    'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched';
+    'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched,tau_links_seen';
   const tau = (x: number): string => (Number.isNaN(x) ? '' : x.toFixed(4));
   const rows = result.marks.map((m) =>
     [
@@ -37,6 +37,7 @@ export function orderingCsv(result: OrderingResult): string {
       tau(m.tauLiveFetched),
       tau(m.tauOpicUnfetched),
       tau(m.tauLiveUnfetched),
+      tau(m.tauSeen),
     ].join(','),
   );
   return `${header}\n${rows.join('\n')}\n`;
@@ -86,6 +87,10 @@ export function orderingTables(result: OrderingResult): string {
     block("Kendall tau vs the final PageRank, OPIC's estimate / the live PageRank (pages known at the mark):", (m) => `${m.tauOpic.toFixed(3)} / ${m.tauLive.toFixed(3)}`),
     block('The same over the pages fetched only:', (m) => `${tauText(m.tauOpicFetched)} / ${tauText(m.tauLiveFetched)}`),
     block('The same over the pages known but not fetched yet:', (m) => `${tauText(m.tauOpicUnfetched)} / ${tauText(m.tauLiveUnfetched)}`),
+    block(
+      "Kendall tau of a third estimate, not the crawler's: PageRank of the known graph with an unfetched page's links guessed from the links seen (analysis/links-seen-pagerank.ts):",
+      (m) => tauText(m.tauSeen),
+    ),
   ].join('\n');
 }
 
