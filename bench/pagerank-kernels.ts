@@ -48,7 +48,7 @@ const m = graph.edgeCount;
 console.log(`${path}: ${graph.nodeCount.toLocaleString('en-US')} pages, ${m.toLocaleString('en-US')} links, loaded in ${loaded.seconds.toFixed(2)} s`);
 warmUpWorkers(Math.max(...threadCounts));
 const sccStarted = performance.now();
-const scc = stronglyConnectedComponents(graph, { finishOrder: true });
+const scc = stronglyConnectedComponents(graph);
 console.log(`SCC: ${((performance.now() - sccStarted) / 1000).toFixed(3)} s (${scc.count} components, largest ${scc.largest})`);
 console.log('');
 console.log('| kernel | threads | median time | iterations (equivalent) | ns per link per iteration |');
