@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { pagerank } from '../../src/analysis/pagerank.js';
+import { closedComponents, pagerank } from '../../src/analysis/pagerank.js';
+import { stronglyConnectedComponents } from '../../src/analysis/scc.js';
 import { OptionError } from '../../src/errors.js';
 import { loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
@@ -128,6 +129,19 @@ describe('Gauss-Seidel over SCCs equals power iteration', () => {
     const fast = pagerank(random.build().graph);
     assert.equal(fast.solver, 'power');
     assert.ok(fast.iterations < 40);
+  });
+
+  it("counts the closed components that make 'auto' skip power iteration (second eigenvalue = c)", () => {
+    // {0, 1} and {2, 3} are closed; {4, 5} has a link out (5 -> 0); 6 is dangling (its mass goes
+    // everywhere); {7, 8} links out to 6.
+    const collector = new EdgeCollector();
+    for (const [a, b] of [[0, 1], [1, 0], [2, 3], [3, 2], [4, 5], [5, 4], [5, 0], [7, 8], [8, 7], [7, 6]] as const) collector.addNumeric(a, b);
+    const graph = collector.build().graph;
+    const scc = stronglyConnectedComponents(graph);
+    assert.equal(closedComponents(graph, scc), 2);
+    assert.equal(closedComponents(graph, scc, 1), 1);
+    // With two closed components power iteration converges at rate c in the end: 'auto' goes to Gauss-Seidel.
+    assert.equal(pagerank(graph).solver, 'gauss-seidel');
   });
 
   it('is chosen by default only where it applies', () => {
