@@ -7,18 +7,16 @@
  *     y = c P0^T y + v,   pi = y / ||y||_1,
  * where P0 is the hyperlink matrix with the dangling rows left at zero (the
  * Sherman-Morrison identity the NOTES cite for Monte Carlo). In that system a
- * page depends only on its predecessors, so after numbering the strongly
- * connected components in topological order each component can be solved
- * once its predecessors are final:
+ * page depends only on its predecessors, so once the strongly connected
+ * components are taken in topological order each component can be solved
+ * when its predecessors are final:
  * - a single page (most of a web graph: dangling pages, pages nobody links
  *   back to) is exact in one pass: y_j = v_j + c * sum_{i->j} y_i / d_i;
  * - a larger component iterates Gauss-Seidel sweeps on its own links, with
  *   the links from earlier components folded into a constant. After every
- *   sweep of a small component its total mass is set to the value its flow
- *   balance implies (one-block aggregation), which removes the slowest error
- *   mode of nearly closed components such as link farms; components with many
- *   links get plain sweeps, the largest split between threads
- *   (solveLargeComponent).
+ *   sweep its total mass is set to the value its flow balance implies
+ *   (one-block aggregation), which removes the slowest error mode of nearly
+ *   closed components such as link farms.
  * A component stops when its last sweep changed it by at most
  * tolerance * (its mass); the sum over components bounds the residual of the
  * normalised vector by about c * tolerance. The result is then verified
@@ -26,21 +24,40 @@
  * same quantity power iteration stops on; more sweeps follow if it is not met.
  * Like power iteration, the solver returns that last product, pi G.
  *
+ * Everything runs on the graph's own in-links, in the input's page ids: no
+ * renumbered copy of the graph (which cost 4 bytes per link and, on the
+ * 10^8-link benchmark graph, 4.6 of a 31 s solve). Links run only from earlier
+ * components to later ones, so a component's sweep may sum all of its pages'
+ * in-links: those from earlier components read final values.
+ * - Small components copy their internal in-links into a local list once, so
+ *   their many sweeps skip the links from outside.
+ * - Large components (LARGE_COMPONENT_LINKS) are swept where they lie, in
+ *   chunks of CHUNK_PAGES pages that the threads take in turn from a shared
+ *   counter, all reading and writing the one vector: the asynchronous
+ *   ("chaotic") Gauss-Seidel of PRPACK's OpenMP loop. A page reads whatever
+ *   value its sources hold at that moment, this sweep's or the last one's;
+ *   for this system (a non-negative iteration matrix of spectral radius at
+ *   most c < 1) such iterations converge whatever the timing (Chazan and
+ *   Miranker 1969; Frommer and Szyld 2000). The threads move through the
+ *   component together, so almost every link reads what one thread sweeping
+ *   alone would: on cnr-2000's giant component two threads need about the
+ *   sweeps of one, where block Jacobi between the threads' halves needed 15%
+ *   more. The price: with several threads the last digits of the vector vary
+ *   between runs, within the tolerance (threads: 1 is reproducible).
+ *
  * Inside a component pages are swept in the input's page order (id order),
  * which keeps the locality of the input's numbering (crawl order, host order,
  * BV order) for the gathers. Reverse depth-first finishing order
  * (SccResult.finishOrder, used when the caller's components carry it) points
- * more links forward, but scatters the gathers: on the 10^8-link benchmark
- * graph a solve took 71.0 s in finishing order against 50.6 s in id order, at
- * 23.5 and 22.6 power iterations' worth of work; on cnr-2000 (2 threads) 46.6
- * against 42.4 at 1e-10, 59.0 against 52.2 at 1e-12 (measured 2026-11-24,
- * BENCHMARKS.md).
+ * more links forward but scatters the gathers: on the 10^8-link benchmark
+ * graph a solve took 71.0 s in finishing order against 50.6 s in id order
+ * (measured 2026-11-24, BENCHMARKS.md).
  */
 import type { Graph } from '../graph/graph.js';
 import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
-import { sharedFloat64, sharedInt32, sharedUint32 } from '../parallel/shared-memory.js';
-import { outShares, runPowerIteration } from './pagerank-power.js';
+import { shareFloat64, shareInt32, shareUint32, sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
+import { PARALLEL_POWER_LINKS, outShares, splitByLinks } from './pagerank-power.js';
 import { type SccResult, stronglyConnectedComponents } from './scc.js';
 
 export interface SccSolverOptions {
@@ -52,7 +69,7 @@ export interface SccSolverOptions {
   teleport: Float64Array | null;
   /** Components, when the caller has them already. */
   scc?: SccResult;
-  /** Threads for the large components (this one included): 1 = sequential. */
+  /** Threads for the large components and the final check (this one included): 1 = sequential and reproducible. */
   threads: number;
   /**
    * Called as the solve goes: during the sweeps of the components, each
@@ -69,107 +86,105 @@ export interface SccSolverResult {
   scores: Float64Array;
   /** Sweeps of the component that needed the most. */
   iterations: number;
-  /** Links visited by all sweeps divided by the number of links: the cost in power iterations. */
+  /** Links visited by all sweeps and checks divided by the number of links: the cost in power iterations. */
   equivalentIterations: number;
   /** ||pi G - pi||_1 of the vector before the returned one, pi G (as power iteration's last change). */
   residual: number;
   converged: boolean;
 }
 
-/** Pages renumbered so that every component is a contiguous range, in topological order. */
-interface Ordered {
-  /** order[k] = old id of the page at position k. */
+/**
+ * Components whose pages have at least this many in-links are swept where they lie; smaller ones
+ * copy their internal links into a local list once, which skips the links from outside in every
+ * sweep (on cnr-2000 the in-place sweeps were faster from here up, measured 2026-11-25).
+ */
+export const LARGE_COMPONENT_LINKS = 20_000;
+
+/** Components whose pages have at least this many in-links are swept by all threads (a worker's hand-off costs more below). */
+export const PARALLEL_COMPONENT_LINKS = 200_000;
+
+/** Pages a thread takes at a time in a large component's sweep. */
+export const CHUNK_PAGES = 512;
+
+/** The pages listed by component in topological order (id order, or reverse finishing order, inside each). */
+interface Members {
+  /** order[k]: the page at position k. */
   order: Int32Array;
   /** componentStart[t] .. componentStart[t+1]: positions of the t-th component in topological order. */
   componentStart: Int32Array;
-  /** In-links in positions, each list increasing (links from earlier components first). */
-  inOffsets: Uint32Array;
-  inSources: Int32Array;
-  /** 1 / out-degree of the page at each position, 0 for dangling pages. */
-  share: Float64Array;
 }
 
-function orderByComponents(graph: Graph, scc: SccResult): Ordered {
-  const n = graph.nodeCount;
+function membersByComponent(n: number, scc: SccResult): Members {
   const count = scc.count;
   const { component } = scc;
   // Tarjan numbers sinks first: topological position t = count - 1 - id.
   const componentStart = new Int32Array(count + 1);
   for (let v = 0; v < n; v++) componentStart[count - component[v]!]!++;
   for (let t = 0; t < count; t++) componentStart[t + 1]! += componentStart[t]!;
-  const order = new Int32Array(n);
-  const position = new Int32Array(n);
+  const order = sharedInt32(n);
   if (scc.finishOrder !== undefined) {
-    // Inside a component, reverse depth-first finishing order (when the caller's components carry
-    // it): most links then point from an earlier position to a later one, so a sweep already uses
-    // this sweep's values for them (cnr-2000, one thread, 1e-10: 5% fewer links visited than in id
-    // order; with two threads and on the 10^8-link graph id order visits fewer and runs faster).
+    // Reverse depth-first finishing order inside each component (see the module comment).
     const { finishOrder } = scc;
     const last = componentStart.slice(1, count + 1);
     for (let f = 0; f < n; f++) {
       const v = finishOrder[f]!;
-      const k = --last[count - 1 - component[v]!]!;
-      order[k] = v;
-      position[v] = k;
+      order[--last[count - 1 - component[v]!]!] = v;
     }
   } else {
     const cursor = componentStart.slice(0, count);
-    for (let v = 0; v < n; v++) {
-      const k = cursor[count - 1 - component[v]!]!++;
-      order[k] = v;
-      position[v] = k;
-    }
+    for (let v = 0; v < n; v++) order[cursor[count - 1 - component[v]!]!++] = v;
   }
-  const { outOffsets, outTargets, inOffsets: oldInOffsets } = graph;
-  const inOffsets = sharedUint32(n + 1);
-  for (let k = 0; k < n; k++) {
-    const v = order[k]!;
-    inOffsets[k + 1] = inOffsets[k]! + (oldInOffsets[v + 1]! - oldInOffsets[v]!);
-  }
-  const inSources = sharedInt32(graph.edgeCount);
-  const fill = inOffsets.slice(0, n);
-  const share = sharedFloat64(n);
-  // Visiting sources in increasing position writes every in-list in increasing order.
-  for (let i = 0; i < n; i++) {
-    const u = order[i]!;
-    const end = outOffsets[u + 1]!;
-    const begin = outOffsets[u]!;
-    if (end > begin) share[i] = 1 / (end - begin);
-    for (let e = begin; e < end; e++) inSources[fill[position[outTargets[e]!]!]!++] = i;
-  }
-  return { order, componentStart, inOffsets, inSources, share };
+  return { order, componentStart };
+}
+
+/** The arrays every part of the solve shares, indexed by page id (on shared memory). */
+interface SolveState {
+  c: number;
+  /** Teleport distribution, empty for uniform (1/n each). */
+  teleport: Float64Array;
+  uniformValue: number;
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  outOffsets: Uint32Array;
+  outTargets: Int32Array;
+  component: Int32Array;
+  order: Int32Array;
+  /** 1 / out-degree, 0 for dangling pages. */
+  share: Float64Array;
+  /** Share of a page's out-links that stay in its component (set when its component is solved). */
+  internalShare: Float64Array;
+  y: Float64Array;
+  /** z = y * share: what a page passes to each successor. */
+  z: Float64Array;
 }
 
 export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions): SccSolverResult {
   const n = graph.nodeCount;
   const c = options.damping;
   const tolerance = options.tolerance;
-  if (options.threads > 1) warmUpWorkers(options.threads);
-  // Id order inside components (no finishing order recorded): see the module comment.
-  const scc = options.scc ?? stronglyConnectedComponents(graph);
-  const { order, componentStart, inOffsets, inSources, share } = orderByComponents(graph, scc);
-  const teleport = new Float64Array(n);
-  if (options.teleport === null) teleport.fill(1 / n);
-  else for (let k = 0; k < n; k++) teleport[k] = options.teleport[order[k]!]!;
-
   const threads = Math.max(1, Math.floor(options.threads));
-  const y = sharedFloat64(n);
-  /** z = y * share: what a page passes to each successor. */
-  const z = sharedFloat64(n);
-  const constant = sharedFloat64(n);
-  /** internalShare[i]: share of i's out-links that stay in its component. */
-  const internalShare = sharedFloat64(n);
-  /** First in-link of each page that comes from its own component. */
-  const firstInternal = sharedUint32(n);
-  let largestLinks = 0;
-  for (let t = 0; t < scc.count; t++) {
-    const links = inOffsets[componentStart[t + 1]!]! - inOffsets[componentStart[t]!]!;
-    if (componentStart[t + 1]! - componentStart[t]! > 1 && links > largestLinks) largestLinks = links;
-  }
-  const blocks: ComponentBlocks | null =
-    largestLinks >= LARGE_COMPONENT_LINKS
-      ? allocateBlocks(n, threads, { inOffsets, inSources, firstInternal, share, internalShare, constant, y, z })
-      : null;
+  if (threads > 1) warmUpWorkers(threads);
+  const scc = options.scc ?? stronglyConnectedComponents(graph);
+  const { order, componentStart } = membersByComponent(n, scc);
+  const state: SolveState = {
+    c,
+    teleport: options.teleport === null ? new Float64Array(0) : shareFloat64(options.teleport),
+    uniformValue: 1 / n,
+    inOffsets: shareUint32(graph.inOffsets),
+    inSources: shareInt32(graph.inSources),
+    outOffsets: shareUint32(graph.outOffsets),
+    outTargets: shareInt32(graph.outTargets),
+    component: shareInt32(scc.component),
+    order,
+    share: outShares(graph),
+    internalShare: sharedFloat64(n),
+    y: sharedFloat64(n),
+    z: sharedFloat64(n),
+  };
+  const { inOffsets, inSources, share, y, z, teleport, uniformValue } = state;
+  const uniform = teleport.length === 0;
+  const local = new LocalLists();
+  let large: LargeComponentData | null = null;
   let maxSweeps = 0;
   let work = 0;
   let capped = false;
@@ -189,68 +204,67 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     const s = componentStart[t]!;
     const e = componentStart[t + 1]!;
     if (e - s === 1) {
+      // A single page: exact in one pass, its sources all final.
+      const j = order[s]!;
       let sum = 0;
-      const end = inOffsets[s + 1]!;
-      for (let q = inOffsets[s]!; q < end; q++) sum += z[inSources[q]!]!;
-      const value = teleport[s]! + c * sum;
-      y[s] = value;
-      z[s] = value * share[s]!;
-      continue;
-    }
-    // Links from earlier components are final: fold them into constant[j].
-    let constantMass = 0;
-    for (let j = s; j < e; j++) {
-      let q = inOffsets[j]!;
       const end = inOffsets[j + 1]!;
-      let sum = 0;
-      for (; q < end && inSources[q]! < s; q++) sum += z[inSources[q]!]!;
-      firstInternal[j] = q;
-      for (let r = q; r < end; r++) internalShare[inSources[r]!]! += share[inSources[r]!]!;
-      const value = teleport[j]! + c * sum;
-      constant[j] = value;
-      constantMass += value;
+      const begin = inOffsets[j]!;
+      for (let q = begin; q < end; q++) sum += z[inSources[q]!]!;
+      const value = (uniform ? uniformValue : teleport[j]!) + c * sum;
       y[j] = value;
       z[j] = value * share[j]!;
+      work += end - begin;
+      continue;
     }
-    const links = inOffsets[e]! - inOffsets[s]!;
-    const sweeps =
-      links >= LARGE_COMPONENT_LINKS
-        ? solveLargeComponent(s, e, links >= PARALLEL_COMPONENT_LINKS ? threads : 1, blocks!, c, tolerance, options.maxIterations, constantMass, onSweep)
-        : solveComponent(s, e, c, tolerance, options.maxIterations, constantMass, inOffsets, inSources, firstInternal, share, internalShare, constant, y, z, onSweep);
+    let links = 0;
+    for (let k = s; k < e; k++) {
+      const j = order[k]!;
+      links += inOffsets[j + 1]! - inOffsets[j]!;
+    }
+    const componentId = scc.count - 1 - t;
+    let sweeps: number;
+    if (links >= LARGE_COMPONENT_LINKS) {
+      large ??= largeComponentData(state, threads);
+      const componentThreads = links >= PARALLEL_COMPONENT_LINKS ? threads : 1;
+      sweeps = solveLargeComponent(large, s, e, componentId, componentThreads, tolerance, options.maxIterations, onSweep);
+      work += sweeps * links + outLinks(state, s, e);
+    } else {
+      const solved = solveSmallComponent(state, local, s, e, componentId, tolerance, options.maxIterations, onSweep);
+      sweeps = solved.sweeps;
+      work += solved.work;
+    }
     if (sweeps >= options.maxIterations) capped = true;
     if (sweeps > maxSweeps) maxSweeps = sweeps;
-    work += sweeps * (inOffsets[e]! - inOffsets[s]!);
   }
-  work += graph.edgeCount;
 
-  const scores = new Float64Array(n);
-  const originalShare = outShares(graph);
-  let measured = normaliseAndStep(graph, c, options.teleport, order, y, scores, originalShare, threads);
-  let residual = measured.residual;
+  const checkThreads = graph.edgeCount < PARALLEL_POWER_LINKS || n < 2 * threads ? 1 : threads;
+  const check = checkData(state, n, checkThreads);
+  let residual = googleStep(check, checkThreads);
+  work += graph.edgeCount;
   options.onIteration?.(maxSweeps, residual);
   // Refinement: whole-system Gauss-Seidel sweeps in topological order until the residual holds.
   let rounds = 0;
   while (residual > tolerance && rounds < options.maxIterations && !capped) {
-    for (let j = 0; j < n; j++) {
+    for (let k = 0; k < n; k++) {
+      const j = order[k]!;
       let sum = 0;
       const end = inOffsets[j + 1]!;
       for (let q = inOffsets[j]!; q < end; q++) sum += z[inSources[q]!]!;
-      const value = teleport[j]! + c * sum;
+      const value = (uniform ? uniformValue : teleport[j]!) + c * sum;
       y[j] = value;
       z[j] = value * share[j]!;
     }
     rounds++;
     work += 2 * graph.edgeCount;
-    measured = normaliseAndStep(graph, c, options.teleport, order, y, scores, originalShare, threads);
-    residual = measured.residual;
+    residual = googleStep(check, checkThreads);
     options.onIteration?.(maxSweeps + rounds, residual);
   }
   // Return pi G, as power iteration returns its last iterate: one more contraction of the
   // error (by up to c in L1) for a product the check computed anyway.
-  const { stepped } = measured;
+  const scores = check.stepped;
   let total = 0;
-  for (let v = 0; v < n; v++) total += stepped[v]!;
-  for (let v = 0; v < n; v++) scores[v] = stepped[v]! / total;
+  for (let v = 0; v < n; v++) total += scores[v]!;
+  for (let v = 0; v < n; v++) scores[v]! /= total;
   return {
     scores,
     iterations: maxSweeps + rounds,
@@ -260,24 +274,81 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   };
 }
 
-/** Gauss-Seidel sweeps with mass balancing on positions [s, e); returns the number of sweeps. */
-function solveComponent(
+/** Out-links of the pages at positions s..e (the internal-share pass reads them once). */
+function outLinks(state: SolveState, s: number, e: number): number {
+  const { order, outOffsets } = state;
+  let links = 0;
+  for (let k = s; k < e; k++) {
+    const j = order[k]!;
+    links += outOffsets[j + 1]! - outOffsets[j]!;
+  }
+  return links;
+}
+
+// ---------------------------------------------------------------- small components
+
+/** Reusable buffers for a small component's internal in-links, by local index. */
+class LocalLists {
+  offsets = new Uint32Array(64);
+  sources = new Int32Array(256);
+  constant = new Float64Array(64);
+
+  reserve(pages: number, links: number): void {
+    if (this.offsets.length < pages + 1) {
+      this.offsets = new Uint32Array(2 * (pages + 1));
+      this.constant = new Float64Array(2 * pages);
+    }
+    if (this.sources.length < links) this.sources = new Int32Array(2 * links);
+  }
+}
+
+/**
+ * Gauss-Seidel sweeps with mass balancing on the component at positions [s, e):
+ * its internal in-links are copied into a local list once, the others folded into a constant.
+ */
+function solveSmallComponent(
+  state: SolveState,
+  local: LocalLists,
   s: number,
   e: number,
-  c: number,
+  componentId: number,
   tolerance: number,
   maxSweeps: number,
-  constantMass: number,
-  inOffsets: Uint32Array,
-  inSources: Int32Array,
-  firstInternal: Uint32Array,
-  share: Float64Array,
-  internalShare: Float64Array,
-  constant: Float64Array,
-  y: Float64Array,
-  z: Float64Array,
   onSweep?: (sweep: number, relativeChange: number) => void,
-): number {
+): { sweeps: number; work: number } {
+  const { c, order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, y, z, teleport, uniformValue } = state;
+  const uniform = teleport.length === 0;
+  const size = e - s;
+  let links = 0;
+  for (let k = s; k < e; k++) links += inOffsets[order[k]! + 1]! - inOffsets[order[k]!]!;
+  local.reserve(size, links);
+  const { offsets, sources, constant } = local;
+  let work = links;
+  let q = 0;
+  let constantMass = 0;
+  for (let k = 0; k < size; k++) {
+    const j = order[s + k]!;
+    offsets[k] = q;
+    let outside = 0;
+    const end = inOffsets[j + 1]!;
+    for (let r = inOffsets[j]!; r < end; r++) {
+      const u = inSources[r]!;
+      if (component[u] === componentId) sources[q++] = u;
+      else outside += z[u]!;
+    }
+    const value = (uniform ? uniformValue : teleport[j]!) + c * outside;
+    constant[k] = value;
+    constantMass += value;
+    y[j] = value;
+    z[j] = value * share[j]!;
+    let inside = 0;
+    const outEnd = outOffsets[j + 1]!;
+    for (let r = outOffsets[j]!; r < outEnd; r++) if (component[outTargets[r]!] === componentId) inside++;
+    internalShare[j] = inside * share[j]!;
+    work += outEnd - outOffsets[j]!;
+  }
+  offsets[size] = q;
+
   let sweeps = 0;
   let balancing = true;
   let lastCorrection = Infinity;
@@ -285,11 +356,12 @@ function solveComponent(
     let change = 0;
     let mass = 0;
     let retained = 0;
-    for (let j = s; j < e; j++) {
+    for (let k = 0; k < size; k++) {
+      const j = order[s + k]!;
       let sum = 0;
-      const end = inOffsets[j + 1]!;
-      for (let q = firstInternal[j]!; q < end; q++) sum += z[inSources[q]!]!;
-      const value = constant[j]! + c * sum;
+      const end = offsets[k + 1]!;
+      for (let r = offsets[k]!; r < end; r++) sum += z[sources[r]!]!;
+      const value = constant[k]! + c * sum;
       change += Math.abs(value - y[j]!);
       y[j] = value;
       z[j] = value * share[j]!;
@@ -297,22 +369,24 @@ function solveComponent(
       retained += internalShare[j]! * value;
     }
     sweeps++;
+    work += q;
     if (mass > 0 && balancing) {
       const balance = flowBalance(constantMass, c, retained, mass, lastCorrection);
       const { balanced, scale } = balance;
       balancing = balance.balancing;
       lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
-      for (let j = s; j < e; j++) {
+      for (let k = s; k < e; k++) {
+        const j = order[k]!;
         y[j]! *= scale;
-        z[j] = y[j]! * share[j]!;
+        z[j]! *= scale;
       }
       mass = balanced;
     }
     onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
-  return sweeps;
+  return { sweeps, work };
 }
 
 /**
@@ -342,248 +416,356 @@ function flowBalance(
   return { balanced, scale, correction, balancing: !(correction >= lastCorrection && correction < BALANCE_NOISE) };
 }
 
-/** Components with at least this many links get the block solver (solveLargeComponent). */
-export const LARGE_COMPONENT_LINKS = 20_000;
+// ---------------------------------------------------------------- large components
 
-/** Components with at least this many links are split between threads. */
-export const PARALLEL_COMPONENT_LINKS = 200_000;
-
-/**
- * The shared arrays of a large component's solve, indexed by position.
- */
-export interface ComponentBlocks {
-  /** Thread t sweeps positions bounds[t] .. bounds[t+1]. */
-  bounds: Int32Array;
-  /** [damping, tolerance, maximum sweeps, the component's constant mass]. */
-  params: Float64Array;
+/** What the threads of a large component's solve share. */
+export interface LargeComponentData {
   inOffsets: Uint32Array;
   inSources: Int32Array;
-  firstInternal: Uint32Array;
-  /** In-links of j from its own thread's block: ownStart[j] .. ownEnd[j]. */
-  ownStart: Uint32Array;
-  ownEnd: Uint32Array;
+  outOffsets: Uint32Array;
+  outTargets: Int32Array;
+  component: Int32Array;
+  order: Int32Array;
   share: Float64Array;
-  /** Share of each page's out-links that stay in its component (for the mass balance). */
   internalShare: Float64Array;
-  constant: Float64Array;
+  teleport: Float64Array;
   y: Float64Array;
   z: Float64Array;
-  /**
-   * z as of the end of the previous sweep (what a thread reads of the other
-   * blocks), double-buffered: a sweep reads one and writes the other.
-   */
-  snapshotA: Float64Array;
-  snapshotB: Float64Array;
-  /** Two slots (by sweep parity) of [change, mass, mass kept inside] per thread. */
+  /** [damping, tolerance, maximum sweeps, component id, first position, end position, 1/n]. */
+  params: Float64Array;
+  /** [chunks handed out so far]. */
+  counter: Int32Array;
+  /** Two slots (by sweep parity) of [change, mass, mass kept inside, inflow from outside + teleport] per thread. */
   partials: Float64Array;
-  sweeps: Int32Array;
+  /** [sweeps]. */
+  result: Int32Array;
 }
 
-function allocateBlocks(
-  n: number,
-  threads: number,
-  arrays: Pick<ComponentBlocks, 'inOffsets' | 'inSources' | 'firstInternal' | 'share' | 'internalShare' | 'constant' | 'y' | 'z'>,
-): ComponentBlocks {
+function largeComponentData(state: SolveState, threads: number): LargeComponentData {
+  const { inOffsets, inSources, outOffsets, outTargets, component, order, share, internalShare, teleport, y, z } = state;
+  const params = sharedFloat64(7);
+  params[0] = state.c;
+  params[6] = state.uniformValue;
   return {
-    ...arrays,
-    bounds: sharedInt32(threads + 1),
-    params: sharedFloat64(4),
-    ownStart: sharedUint32(n),
-    ownEnd: sharedUint32(n),
-    snapshotA: sharedFloat64(threads > 1 ? n : 0),
-    snapshotB: sharedFloat64(threads > 1 ? n : 0),
-    partials: sharedFloat64(6 * threads),
-    sweeps: sharedInt32(1),
+    inOffsets,
+    inSources,
+    outOffsets,
+    outTargets,
+    component,
+    order,
+    share,
+    internalShare,
+    teleport,
+    y,
+    z,
+    params,
+    counter: sharedInt32(1),
+    partials: sharedFloat64(8 * threads),
+    result: sharedInt32(1),
   };
 }
 
-/**
- * Solves component [s, e) with one block per thread (equal numbers of
- * links): Gauss-Seidel inside a block, the previous sweep's values across
- * blocks (block Jacobi between threads), one barrier per sweep.
- * Deterministic: every thread sums the same partials in the same order.
- *
- * Plain Gauss-Seidel: on cnr-2000's giant component (112,023 pages, 1.6M
- * links) Anderson acceleration cut the sweeps from 65 to 39 but its
- * bookkeeping (ten vector passes per sweep) made each sweep cost 2.3x a
- * plain one, which is as cheap per link as a power iteration
- * (docs/pagerank-performance.md). The one-block aggregation of the small
- * components costs one pass over the pages, not the links, and pays here
- * too: after each sweep the component's mass is set to what its flow
- * balance implies (cnr-2000, one thread, to 3e-12: 46.9 instead of 54.0
- * power iterations' work, L1 error 2.6e-12 instead of 5.0e-12).
- */
 function solveLargeComponent(
+  data: LargeComponentData,
   s: number,
   e: number,
+  componentId: number,
   threads: number,
-  data: ComponentBlocks,
-  c: number,
   tolerance: number,
   maxSweeps: number,
-  constantMass: number,
   onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
-  const { bounds, inOffsets, inSources, firstInternal, ownStart, ownEnd, z, snapshotA } = data;
-  const first = inOffsets[s]!;
-  const links = inOffsets[e]! - first;
-  bounds[0] = s;
-  let j = s;
-  for (let t = 1; t < threads; t++) {
-    const target = first + (links * t) / threads;
-    while (j < e && inOffsets[j]! < target) j++;
-    bounds[t] = j;
-  }
-  bounds[threads] = e;
-  for (let t = 0; t < threads; t++) {
-    const lo = bounds[t]!;
-    const hi = bounds[t + 1]!;
-    for (let k = lo; k < hi; k++) {
-      const end = inOffsets[k + 1]!;
-      let q = firstInternal[k]!;
-      while (q < end && inSources[q]! < lo) q++;
-      ownStart[k] = q;
-      while (q < end && inSources[q]! < hi) q++;
-      ownEnd[k] = q;
-    }
-  }
-  if (threads > 1) snapshotA.set(z.subarray(s, e), s);
-  data.params.set([c, tolerance, maxSweeps, constantMass]);
+  data.params.set([tolerance, maxSweeps, componentId, s, e], 1);
+  data.counter[0] = 0;
   // Thread 0 is this thread: it reports each sweep as it ends.
-  runParallel('pagerank-component-blocks', data, threads, (context) => sweepComponentBlocks(context, onSweep));
-  return data.sweeps[0]!;
+  runParallel('pagerank-component-sweeps', data, threads, (context) => sweepLargeComponent(context, onSweep));
+  return data.result[0]!;
 }
 
-/** One thread's part of solveLargeComponent (also run by the worker threads). */
-export function sweepComponentBlocks(context: TaskContext<ComponentBlocks>, onSweep?: (sweep: number, relativeChange: number) => void): void {
+/**
+ * One thread's part of a large component's solve (also run by the worker
+ * threads): set the component's pages to their teleport values and their
+ * internal shares (a static share of the pages each), then sweep chunks
+ * taken from the shared counter until the component's change is small; the
+ * first sweep also measures what flows in from earlier components (the
+ * constant of the flow balance). Every thread adds the same partials in the
+ * same order, so all take the same decisions.
+ */
+export function sweepLargeComponent(context: TaskContext<LargeComponentData>, onSweep?: (sweep: number, relativeChange: number) => void): void {
   const { data, thread, threads, barrier } = context;
-  const { bounds, params, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, internalShare, constant, y, z, partials } = data;
+  const { order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, teleport, y, z, params, counter, partials } = data;
   const c = params[0]!;
   const tolerance = params[1]!;
   const maxSweeps = params[2]!;
-  const constantMass = params[3]!;
-  const lo = bounds[thread]!;
-  const hi = bounds[thread + 1]!;
-  // One thread reads and writes z only; several read the other blocks from the last sweep's snapshot.
-  let read = threads > 1 ? data.snapshotA : z;
-  let write = threads > 1 ? data.snapshotB : z;
-  // The snapshot holds the other blocks before the last mass balance: their sums are scaled on reading.
-  let readScale = 1;
+  const componentId = params[3]!;
+  const s = params[4]!;
+  const e = params[5]!;
+  const uniformValue = params[6]!;
+  const uniform = teleport.length === 0;
+  const chunks = Math.ceil((e - s) / CHUNK_PAGES);
+  // A static share of the positions for the set-up and the rescaling.
+  const lo = s + Math.floor(((e - s) * thread) / threads);
+  const hi = s + Math.floor(((e - s) * (thread + 1)) / threads);
+  let teleportMass = 0;
+  for (let k = lo; k < hi; k++) {
+    const j = order[k]!;
+    const value = uniform ? uniformValue : teleport[j]!;
+    teleportMass += value;
+    y[j] = value;
+    z[j] = value * share[j]!;
+    let inside = 0;
+    const end = outOffsets[j + 1]!;
+    for (let r = outOffsets[j]!; r < end; r++) if (component[outTargets[r]!] === componentId) inside++;
+    internalShare[j] = inside * share[j]!;
+  }
+  partials[4 * thread + 3] = teleportMass;
+  barrierWait(barrier, threads);
+  let constantMass = 0;
+  for (let t = 0; t < threads; t++) constantMass += partials[4 * t + 3]!;
+  barrierWait(barrier, threads);
+
+  let handedOut = 0;
   let balancing = true;
   let lastCorrection = Infinity;
   let sweeps = 0;
   while (sweeps < maxSweeps) {
-    const slot = (sweeps & 1) * 3 * threads;
-    const moments = sweepBlock(lo, hi, c, inOffsets, inSources, firstInternal, ownStart, ownEnd, share, internalShare, constant, y, z, read, write, readScale);
-    partials[slot + 3 * thread] = moments[0]!;
-    partials[slot + 3 * thread + 1] = moments[1]!;
-    partials[slot + 3 * thread + 2] = moments[2]!;
-    barrierWait(barrier, threads);
+    const first = sweeps === 0;
     let change = 0;
     let mass = 0;
     let retained = 0;
-    for (let t = 0; t < threads; t++) {
-      change += partials[slot + 3 * t]!;
-      mass += partials[slot + 3 * t + 1]!;
-      retained += partials[slot + 3 * t + 2]!;
+    let inflow = 0;
+    for (;;) {
+      const chunk = Atomics.add(counter, 0, 1) - handedOut;
+      if (chunk >= chunks) break;
+      const a = s + chunk * CHUNK_PAGES;
+      const b = Math.min(e, a + CHUNK_PAGES);
+      const m = first
+        ? sweepChunkMeasuringInflow(a, b, c, componentId, order, inOffsets, inSources, component, share, internalShare, teleport, uniformValue, y, z)
+        : sweepChunk(a, b, c, order, inOffsets, inSources, share, internalShare, teleport, uniformValue, y, z);
+      change += m[0]!;
+      mass += m[1]!;
+      retained += m[2]!;
+      inflow += m[3]!;
     }
+    // Each thread takes exactly one chunk number past the end per sweep.
+    handedOut += chunks + threads;
+    const slot = (sweeps & 1) * 4 * threads;
+    partials[slot + 4 * thread] = change;
+    partials[slot + 4 * thread + 1] = mass;
+    partials[slot + 4 * thread + 2] = retained;
+    partials[slot + 4 * thread + 3] = inflow;
+    barrierWait(barrier, threads);
+    change = 0;
+    mass = 0;
+    retained = 0;
+    inflow = 0;
+    for (let t = 0; t < threads; t++) {
+      change += partials[slot + 4 * t]!;
+      mass += partials[slot + 4 * t + 1]!;
+      retained += partials[slot + 4 * t + 2]!;
+      inflow += partials[slot + 4 * t + 3]!;
+    }
+    if (first) constantMass += c * inflow;
     sweeps++;
-    const swap = read;
-    read = write;
-    write = swap;
-    readScale = 1;
     if (mass > 0 && balancing) {
       const balance = flowBalance(constantMass, c, retained, mass, lastCorrection);
       const { balanced, scale } = balance;
       balancing = balance.balancing;
       lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
-      // Each thread scales its own block; the other blocks' snapshot is scaled as it is read.
-      for (let j = lo; j < hi; j++) {
+      for (let k = lo; k < hi; k++) {
+        const j = order[k]!;
         y[j]! *= scale;
         z[j]! *= scale;
       }
-      readScale = scale;
       mass = balanced;
+      // The next sweep reads the rescaled values of every thread's pages.
+      barrierWait(barrier, threads);
     }
     if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }
-  if (thread === 0) data.sweeps[0] = sweeps;
+  if (thread === 0) data.result[0] = sweeps;
 }
 
-const blockMoments = new Float64Array(3);
+const chunkMoments = new Float64Array(4);
 
-/**
- * One Gauss-Seidel sweep of positions lo..hi; returns [L1 change, mass, mass
- * kept inside the component]. Links from other blocks read `read`, scaled by
- * readScale.
- */
-function sweepBlock(
-  lo: number,
-  hi: number,
+/** One Gauss-Seidel pass over positions a..b; returns [L1 change, mass, mass kept inside the component, 0]. */
+function sweepChunk(
+  a: number,
+  b: number,
   c: number,
+  order: Int32Array,
   inOffsets: Uint32Array,
   inSources: Int32Array,
-  firstInternal: Uint32Array,
-  ownStart: Uint32Array,
-  ownEnd: Uint32Array,
   share: Float64Array,
   internalShare: Float64Array,
-  constant: Float64Array,
+  teleport: Float64Array,
+  uniformValue: number,
   y: Float64Array,
   z: Float64Array,
-  read: Float64Array,
-  write: Float64Array,
-  readScale: number,
 ): Float64Array {
+  const uniform = teleport.length === 0;
   let change = 0;
   let mass = 0;
   let retained = 0;
-  for (let j = lo; j < hi; j++) {
-    let other = 0;
-    let own = 0;
-    const a = ownStart[j]!;
-    const b = ownEnd[j]!;
+  for (let k = a; k < b; k++) {
+    const j = order[k]!;
+    let sum = 0;
     const end = inOffsets[j + 1]!;
-    for (let q = firstInternal[j]!; q < a; q++) other += read[inSources[q]!]!;
-    for (let q = a; q < b; q++) own += z[inSources[q]!]!;
-    for (let q = b; q < end; q++) other += read[inSources[q]!]!;
-    const value = constant[j]! + c * (own + readScale * other);
+    for (let q = inOffsets[j]!; q < end; q++) sum += z[inSources[q]!]!;
+    const value = (uniform ? uniformValue : teleport[j]!) + c * sum;
     change += Math.abs(value - y[j]!);
     y[j] = value;
-    const passed = value * share[j]!;
-    z[j] = passed;
-    write[j] = passed;
+    z[j] = value * share[j]!;
     mass += value;
     retained += internalShare[j]! * value;
   }
-  blockMoments[0] = change;
-  blockMoments[1] = mass;
-  blockMoments[2] = retained;
-  return blockMoments;
+  chunkMoments[0] = change;
+  chunkMoments[1] = mass;
+  chunkMoments[2] = retained;
+  chunkMoments[3] = 0;
+  return chunkMoments;
+}
+
+/** sweepChunk that also sums what flows in from earlier components (their values are final): [.., .., .., inflow]. */
+function sweepChunkMeasuringInflow(
+  a: number,
+  b: number,
+  c: number,
+  componentId: number,
+  order: Int32Array,
+  inOffsets: Uint32Array,
+  inSources: Int32Array,
+  component: Int32Array,
+  share: Float64Array,
+  internalShare: Float64Array,
+  teleport: Float64Array,
+  uniformValue: number,
+  y: Float64Array,
+  z: Float64Array,
+): Float64Array {
+  const uniform = teleport.length === 0;
+  let change = 0;
+  let mass = 0;
+  let retained = 0;
+  let inflow = 0;
+  for (let k = a; k < b; k++) {
+    const j = order[k]!;
+    let sum = 0;
+    const end = inOffsets[j + 1]!;
+    for (let q = inOffsets[j]!; q < end; q++) {
+      const u = inSources[q]!;
+      const passed = z[u]!;
+      sum += passed;
+      if (component[u] !== componentId) inflow += passed;
+    }
+    const value = (uniform ? uniformValue : teleport[j]!) + c * sum;
+    change += Math.abs(value - y[j]!);
+    y[j] = value;
+    z[j] = value * share[j]!;
+    mass += value;
+    retained += internalShare[j]! * value;
+  }
+  chunkMoments[0] = change;
+  chunkMoments[1] = mass;
+  chunkMoments[2] = retained;
+  chunkMoments[3] = inflow;
+  return chunkMoments;
+}
+
+// ---------------------------------------------------------------- the check
+
+/** The shared arrays of googleStep. */
+export interface GoogleStepData {
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  share: Float64Array;
+  teleport: Float64Array;
+  y: Float64Array;
+  z: Float64Array;
+  /** pi G, with pi = y / ||y||_1. */
+  stepped: Float64Array;
+  bounds: Int32Array;
+  /** [damping, 1/n]. */
+  params: Float64Array;
+  /** Per thread: [mass, dangling mass, residual]. */
+  partials: Float64Array;
+  /** [||pi G - pi||_1]. */
+  result: Float64Array;
+}
+
+function checkData(state: SolveState, n: number, threads: number): GoogleStepData {
+  const { inOffsets, inSources, share, teleport, y, z } = state;
+  const params = sharedFloat64(2);
+  params.set([state.c, state.uniformValue]);
+  return {
+    inOffsets,
+    inSources,
+    share,
+    teleport,
+    y,
+    z,
+    stepped: sharedFloat64(n),
+    bounds: splitByLinks(inOffsets, n, threads),
+    params,
+    partials: sharedFloat64(3 * threads),
+    result: sharedFloat64(1),
+  };
+}
+
+/** Writes pi G into data.stepped for pi = y / ||y||_1 (z = y * share) and returns ||pi G - pi||_1. */
+function googleStep(data: GoogleStepData, threads: number): number {
+  runParallel('pagerank-google-step', data, threads, googleStepThread);
+  return data.result[0]!;
 }
 
 /**
- * Writes pi = y / ||y||_1 back in original ids into `scores`, takes one
- * power-iteration step from it (a pull over the original graph) and returns
- * the step's result pi G and ||pi G - pi||_1.
+ * One thread's part of googleStep: the mass and dangling mass of y over its
+ * pages, a barrier, then the pull over its pages' in-links:
+ * (pi G)_v = c * sum_{u->v} z_u / ||y|| + (c * dangling share + 1 - c) * v_v.
  */
-function normaliseAndStep(
-  graph: Graph,
-  c: number,
-  teleport: Float64Array | null,
-  order: Int32Array,
-  y: Float64Array,
-  scores: Float64Array,
-  originalShare: Float64Array,
-  threads: number,
-): { stepped: Float64Array; residual: number } {
-  const n = graph.nodeCount;
-  let total = 0;
-  for (let k = 0; k < n; k++) total += y[k]!;
-  for (let k = 0; k < n; k++) scores[order[k]!] = y[k]! / total;
-  // Dangling mass goes where teleports go (the condition for the linear system above).
-  const step = runPowerIteration(graph.inOffsets, graph.inSources, originalShare, scores, c, 0, 1, teleport, null, threads);
-  return { stepped: step.scores, residual: step.residual };
+export function googleStepThread(context: TaskContext<GoogleStepData>): void {
+  const { data, thread, threads, barrier } = context;
+  const { inOffsets, inSources, share, teleport, y, z, stepped, bounds, params, partials } = data;
+  const c = params[0]!;
+  const uniformValue = params[1]!;
+  const uniform = teleport.length === 0;
+  const lo = bounds[thread]!;
+  const hi = bounds[thread + 1]!;
+  let mass = 0;
+  let dangling = 0;
+  for (let v = lo; v < hi; v++) {
+    const value = y[v]!;
+    mass += value;
+    if (share[v] === 0) dangling += value;
+  }
+  partials[3 * thread] = mass;
+  partials[3 * thread + 1] = dangling;
+  barrierWait(barrier, threads);
+  mass = 0;
+  dangling = 0;
+  for (let t = 0; t < threads; t++) {
+    mass += partials[3 * t]!;
+    dangling += partials[3 * t + 1]!;
+  }
+  const scale = 1 / mass;
+  const jump = (c * dangling) / mass + 1 - c;
+  let residual = 0;
+  let q = inOffsets[lo]!;
+  for (let v = lo; v < hi; v++) {
+    const end = inOffsets[v + 1]!;
+    let sum = 0;
+    for (; q < end; q++) sum += z[inSources[q]!]!;
+    const value = c * scale * sum + jump * (uniform ? uniformValue : teleport[v]!);
+    stepped[v] = value;
+    residual += Math.abs(value - y[v]! * scale);
+  }
+  partials[3 * thread + 2] = residual;
+  barrierWait(barrier, threads);
+  if (thread === 0) {
+    residual = 0;
+    for (let t = 0; t < threads; t++) residual += partials[3 * t + 2]!;
+    data.result[0] = residual;
+  }
 }

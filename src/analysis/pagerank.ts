@@ -81,12 +81,16 @@ const AUTO_POWER_LIMIT = 35;
 const AUTO_MEMORY_SHARE = 0.25;
 
 /**
- * What the Gauss-Seidel solver allocates beside the graph: the in-links
- * renumbered by component (4 bytes per link) and about 16 arrays of one
- * number per page (components, renumbering, iterates, block bounds).
+ * What the Gauss-Seidel solver allocates beside the graph, 72 bytes per page
+ * and nothing per link (it sweeps the graph's own in-links): Tarjan's six
+ * integer arrays (24 bytes; the component ids are kept), the pages listed by
+ * component (4, plus at most 4 of component bounds) and five vectors of
+ * doubles (out-shares, internal shares, the iterate, what each page passes
+ * on, the checked product). Measured on the 10^8-link benchmark graph
+ * (10M pages): peak 1.43 GB with the graph's 0.86 GB.
  */
 export function gaussSeidelExtraBytes(graph: Graph): number {
-  return 4 * graph.edgeCount + 128 * graph.nodeCount;
+  return 72 * graph.nodeCount;
 }
 
 export const PAGERANK_DEFAULTS = {
@@ -133,7 +137,7 @@ export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankR
     );
   }
   if (solver === 'auto' && gaussSeidelApplies && gaussSeidelExtraBytes(graph) > totalmem() * AUTO_MEMORY_SHARE) {
-    // Too big for Gauss-Seidel's renumbered copy of the graph: power iteration needs no copy.
+    // Too big for Gauss-Seidel's per-page arrays (72 bytes a page against power iteration's 48).
     return powerIteration(graph, damping, tolerance, maxIterations, teleport, options);
   }
   let scc = options.scc;

@@ -8,6 +8,7 @@
  * the root intersected with the pages that reach it.
  */
 import type { Graph } from '../graph/graph.js';
+import { sharedInt32 } from '../parallel/shared-memory.js';
 
 export interface SccResult {
   /** component[v] = id of v's component. Ids are in Tarjan's finishing order: sink components first. */
@@ -42,7 +43,8 @@ export function stronglyConnectedComponents(graph: Graph, options: SccOptions = 
   const { outOffsets, outTargets } = graph;
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
-  const component = new Int32Array(n).fill(-1);
+  // On shared memory: the Gauss-Seidel solver's worker threads read it (pagerank-scc.ts).
+  const component = sharedInt32(n).fill(-1);
   // Tarjan's stack of visited pages not yet assigned to a component.
   const stack = new Int32Array(n);
   let stackSize = 0;

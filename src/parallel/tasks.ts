@@ -5,14 +5,15 @@
  */
 import { simulateWalks } from '../analysis/montecarlo.js';
 import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.js';
-import { sweepComponentBlocks } from '../analysis/pagerank-scc.js';
+import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import type { TaskContext } from './pool.js';
 
 /** A kernel of any data type (`never` accepts them all: the name decides the type). */
 export type ParallelKernel = (context: TaskContext<never>) => void;
 
 export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
-  'pagerank-component-blocks': sweepComponentBlocks,
+  'pagerank-component-sweeps': sweepLargeComponent,
+  'pagerank-google-step': googleStepThread,
   'pagerank-power': powerIterationThread,
   'gather-bound': gatherThread,
   'montecarlo-walks': simulateWalks,
