@@ -63,7 +63,7 @@ describe('Gauss-Seidel over SCCs equals power iteration', () => {
 
   it('reports each sweep as it ends (the live convergence curve), ending with the result\'s iterations and residual (cnr-2000)', async () => {
     const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
-    // Threads 2 runs the giant component (1.6M links) on the parallel block solver, 1 on this thread.
+    // Threads 2 sweeps the giant component (1.6M links) on both threads at once, 1 on this thread.
     for (const threads of [1, 2]) {
       const events: Array<[number, number]> = [];
       let solving = true;
