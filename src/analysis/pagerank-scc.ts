@@ -31,19 +31,16 @@
  * in-links: those from earlier components read final values.
  * - Small components copy their internal in-links into a local list once, so
  *   their many sweeps skip the links from outside.
- * - Large components (LARGE_COMPONENT_LINKS) are swept where they lie, in
- *   chunks of CHUNK_PAGES pages that the threads take in turn from a shared
- *   counter, all reading and writing the one vector: the asynchronous
- *   ("chaotic") Gauss-Seidel of PRPACK's OpenMP loop. A page reads whatever
- *   value its sources hold at that moment, this sweep's or the last one's;
- *   for this system (a non-negative iteration matrix of spectral radius at
- *   most c < 1) such iterations converge whatever the timing (Chazan and
- *   Miranker 1969; Frommer and Szyld 2000). The threads move through the
- *   component together, so almost every link reads what one thread sweeping
- *   alone would: on cnr-2000's giant component two threads need about the
- *   sweeps of one, where block Jacobi between the threads' halves needed 15%
- *   more. The price: with several threads the last digits of the vector vary
- *   between runs, within the tolerance (threads: 1 is reproducible).
+ * - Large components (LARGE_COMPONENT_LINKS) are swept where they lie; from
+ *   PARALLEL_COMPONENT_LINKS each thread sweeps its own range of the pages
+ *   by Gauss-Seidel on its own view of the vector, which holds the other
+ *   ranges as they were at the end of the last sweep (block Jacobi between
+ *   the ranges); after each sweep the threads write their ranges into the
+ *   other views between two barriers. The result depends on the number of
+ *   threads, never on their timing (the store and export round trips compare
+ *   vectors bit for bit). An asynchronous variant, all threads on one
+ *   vector as in PRPACK's OpenMP loop, needed 3% less work on cnr-2000 but
+ *   made the last digits vary from run to run (measured 2026-11-25).
  *
  * Inside a component pages are swept in the input's page order (id order),
  * which keeps the locality of the input's numbering (crawl order, host order,
@@ -103,8 +100,6 @@ export const LARGE_COMPONENT_LINKS = 20_000;
 /** Components whose pages have at least this many in-links are swept by all threads (a worker's hand-off costs more below). */
 export const PARALLEL_COMPONENT_LINKS = 200_000;
 
-/** Pages a thread takes at a time in a large component's sweep. */
-export const CHUNK_PAGES = 512;
 
 /** The pages listed by component in topological order (id order, or reverse finishing order, inside each). */
 interface Members {
@@ -430,11 +425,14 @@ export interface LargeComponentData {
   internalShare: Float64Array;
   teleport: Float64Array;
   y: Float64Array;
+  /** Thread 0's view of what each page passes on: the solve's z. */
   z: Float64Array;
+  /** Threads 1.. each have their own view, n values apiece, one after the other (8 bytes per page per extra thread). */
+  copies: Float64Array;
+  /** Thread t sweeps positions bounds[t] .. bounds[t+1] (about equal numbers of in-links). */
+  bounds: Int32Array;
   /** [damping, tolerance, maximum sweeps, component id, first position, end position, 1/n]. */
   params: Float64Array;
-  /** [chunks handed out so far]. */
-  counter: Int32Array;
   /** Two slots (by sweep parity) of [change, mass, mass kept inside, inflow from outside + teleport] per thread. */
   partials: Float64Array;
   /** [sweeps]. */
@@ -458,8 +456,10 @@ function largeComponentData(state: SolveState, threads: number): LargeComponentD
     teleport,
     y,
     z,
+    // Allocated by the first component swept on several threads.
+    copies: new Float64Array(0),
+    bounds: sharedInt32(threads + 1),
     params,
-    counter: sharedInt32(1),
     partials: sharedFloat64(8 * threads),
     result: sharedInt32(1),
   };
@@ -476,7 +476,23 @@ function solveLargeComponent(
   onSweep?: (sweep: number, relativeChange: number) => void,
 ): number {
   data.params.set([tolerance, maxSweeps, componentId, s, e], 1);
-  data.counter[0] = 0;
+  if (threads > 1 && data.copies.length < (threads - 1) * data.z.length) data.copies = sharedFloat64((threads - 1) * data.z.length);
+  // Ranges of about equal numbers of in-links (plus two per page, the per-page work).
+  const { order, inOffsets, bounds } = data;
+  let total = 0;
+  for (let k = s; k < e; k++) total += inOffsets[order[k]! + 1]! - inOffsets[order[k]!]! + 2;
+  bounds[0] = s;
+  let k = s;
+  let prefix = 0;
+  for (let t = 1; t < threads; t++) {
+    const target = (total * t) / threads;
+    while (k < e && prefix < target) {
+      prefix += inOffsets[order[k]! + 1]! - inOffsets[order[k]!]! + 2;
+      k++;
+    }
+    bounds[t] = k;
+  }
+  bounds[threads] = e;
   // Thread 0 is this thread: it reports each sweep as it ends.
   runParallel('pagerank-component-sweeps', data, threads, (context) => sweepLargeComponent(context, onSweep));
   return data.result[0]!;
@@ -484,28 +500,31 @@ function solveLargeComponent(
 
 /**
  * One thread's part of a large component's solve (also run by the worker
- * threads): set the component's pages to their teleport values and their
- * internal shares (a static share of the pages each), then sweep chunks
- * taken from the shared counter until the component's change is small; the
- * first sweep also measures what flows in from earlier components (the
+ * threads). Each thread sweeps its own range of the component's pages by
+ * Gauss-Seidel, reading its own view of the vector: its range as it goes,
+ * the other threads' ranges as they were at the end of the last sweep (block
+ * Jacobi between the ranges). After each sweep and its mass balance every
+ * thread writes its range into the other views, between two barriers, so
+ * the result depends on the number of threads but never on their timing.
+ * The first sweep also measures what flows in from earlier components (the
  * constant of the flow balance). Every thread adds the same partials in the
  * same order, so all take the same decisions.
  */
 export function sweepLargeComponent(context: TaskContext<LargeComponentData>, onSweep?: (sweep: number, relativeChange: number) => void): void {
   const { data, thread, threads, barrier } = context;
-  const { order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, teleport, y, z, params, counter, partials } = data;
+  const { order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, teleport, y, z, copies, bounds, params, partials } = data;
+  const n = z.length;
   const c = params[0]!;
   const tolerance = params[1]!;
   const maxSweeps = params[2]!;
   const componentId = params[3]!;
-  const s = params[4]!;
-  const e = params[5]!;
   const uniformValue = params[6]!;
   const uniform = teleport.length === 0;
-  const chunks = Math.ceil((e - s) / CHUNK_PAGES);
-  // A static share of the positions for the set-up and the rescaling.
-  const lo = s + Math.floor(((e - s) * thread) / threads);
-  const hi = s + Math.floor(((e - s) * (thread + 1)) / threads);
+  const views = Array.from({ length: threads }, (_, t) => (t === 0 ? z : copies.subarray((t - 1) * n, t * n)));
+  const own = views[thread]!;
+  const others = views.filter((_, t) => t !== thread);
+  const lo = bounds[thread]!;
+  const hi = bounds[thread + 1]!;
   let teleportMass = 0;
   for (let k = lo; k < hi; k++) {
     const j = order[k]!;
@@ -520,45 +539,30 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
   }
   partials[4 * thread + 3] = teleportMass;
   barrierWait(barrier, threads);
+  // The other views start as a copy of the solve's z: earlier components' final values and this one's start.
+  if (thread > 0) own.set(z);
   let constantMass = 0;
   for (let t = 0; t < threads; t++) constantMass += partials[4 * t + 3]!;
   barrierWait(barrier, threads);
 
-  let handedOut = 0;
   let balancing = true;
   let lastCorrection = Infinity;
   let sweeps = 0;
   while (sweeps < maxSweeps) {
     const first = sweeps === 0;
+    const m = first
+      ? sweepRangeMeasuringInflow(lo, hi, c, componentId, order, inOffsets, inSources, component, share, internalShare, teleport, uniformValue, y, own)
+      : sweepRange(lo, hi, c, order, inOffsets, inSources, share, internalShare, teleport, uniformValue, y, own);
+    const slot = (sweeps & 1) * 4 * threads;
+    partials[slot + 4 * thread] = m[0]!;
+    partials[slot + 4 * thread + 1] = m[1]!;
+    partials[slot + 4 * thread + 2] = m[2]!;
+    partials[slot + 4 * thread + 3] = m[3]!;
+    barrierWait(barrier, threads);
     let change = 0;
     let mass = 0;
     let retained = 0;
     let inflow = 0;
-    for (;;) {
-      const chunk = Atomics.add(counter, 0, 1) - handedOut;
-      if (chunk >= chunks) break;
-      const a = s + chunk * CHUNK_PAGES;
-      const b = Math.min(e, a + CHUNK_PAGES);
-      const m = first
-        ? sweepChunkMeasuringInflow(a, b, c, componentId, order, inOffsets, inSources, component, share, internalShare, teleport, uniformValue, y, z)
-        : sweepChunk(a, b, c, order, inOffsets, inSources, share, internalShare, teleport, uniformValue, y, z);
-      change += m[0]!;
-      mass += m[1]!;
-      retained += m[2]!;
-      inflow += m[3]!;
-    }
-    // Each thread takes exactly one chunk number past the end per sweep.
-    handedOut += chunks + threads;
-    const slot = (sweeps & 1) * 4 * threads;
-    partials[slot + 4 * thread] = change;
-    partials[slot + 4 * thread + 1] = mass;
-    partials[slot + 4 * thread + 2] = retained;
-    partials[slot + 4 * thread + 3] = inflow;
-    barrierWait(barrier, threads);
-    change = 0;
-    mass = 0;
-    retained = 0;
-    inflow = 0;
     for (let t = 0; t < threads; t++) {
       change += partials[slot + 4 * t]!;
       mass += partials[slot + 4 * t + 1]!;
@@ -567,19 +571,24 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
     }
     if (first) constantMass += c * inflow;
     sweeps++;
+    let scale = 1;
     if (mass > 0 && balancing) {
       const balance = flowBalance(constantMass, c, retained, mass, lastCorrection);
-      const { balanced, scale } = balance;
+      scale = balance.scale;
       balancing = balance.balancing;
       lastCorrection = balance.correction;
-      change += Math.abs(balanced - mass);
+      change += Math.abs(balance.balanced - mass);
+      mass = balance.balanced;
+    }
+    if (scale !== 1 || threads > 1) {
+      // Rescale this thread's range and hand it to the other views (nobody sweeps until the barrier).
       for (let k = lo; k < hi; k++) {
         const j = order[k]!;
         y[j]! *= scale;
-        z[j]! *= scale;
+        const passed = own[j]! * scale;
+        own[j] = passed;
+        for (let t = 0; t < others.length; t++) others[t]![j] = passed;
       }
-      mass = balanced;
-      // The next sweep reads the rescaled values of every thread's pages.
       barrierWait(barrier, threads);
     }
     if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
@@ -588,10 +597,10 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
   if (thread === 0) data.result[0] = sweeps;
 }
 
-const chunkMoments = new Float64Array(4);
+const rangeMoments = new Float64Array(4);
 
-/** One Gauss-Seidel pass over positions a..b; returns [L1 change, mass, mass kept inside the component, 0]. */
-function sweepChunk(
+/** One Gauss-Seidel pass over positions a..b reading and writing z; returns [L1 change, mass, mass kept inside the component, 0]. */
+function sweepRange(
   a: number,
   b: number,
   c: number,
@@ -621,15 +630,15 @@ function sweepChunk(
     mass += value;
     retained += internalShare[j]! * value;
   }
-  chunkMoments[0] = change;
-  chunkMoments[1] = mass;
-  chunkMoments[2] = retained;
-  chunkMoments[3] = 0;
-  return chunkMoments;
+  rangeMoments[0] = change;
+  rangeMoments[1] = mass;
+  rangeMoments[2] = retained;
+  rangeMoments[3] = 0;
+  return rangeMoments;
 }
 
-/** sweepChunk that also sums what flows in from earlier components (their values are final): [.., .., .., inflow]. */
-function sweepChunkMeasuringInflow(
+/** sweepRange that also sums what flows in from earlier components (their values are final): [.., .., .., inflow]. */
+function sweepRangeMeasuringInflow(
   a: number,
   b: number,
   c: number,
@@ -667,11 +676,11 @@ function sweepChunkMeasuringInflow(
     mass += value;
     retained += internalShare[j]! * value;
   }
-  chunkMoments[0] = change;
-  chunkMoments[1] = mass;
-  chunkMoments[2] = retained;
-  chunkMoments[3] = inflow;
-  return chunkMoments;
+  rangeMoments[0] = change;
+  rangeMoments[1] = mass;
+  rangeMoments[2] = retained;
+  rangeMoments[3] = inflow;
+  return rangeMoments;
 }
 
 // ---------------------------------------------------------------- the check
@@ -706,7 +715,8 @@ function checkData(state: SolveState, n: number, threads: number): GoogleStepDat
     teleport,
     y,
     z,
-    stepped: sharedFloat64(n),
+    // The internal shares are not needed once the components are solved: their buffer takes pi G.
+    stepped: state.internalShare,
     bounds: splitByLinks(inOffsets, n, threads),
     params,
     partials: sharedFloat64(3 * threads),
