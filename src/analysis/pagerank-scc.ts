@@ -66,7 +66,7 @@ export interface SccSolverOptions {
   teleport: Float64Array | null;
   /** Components, when the caller has them already. */
   scc?: SccResult;
-  /** Threads for the large components and the final check (this one included): 1 = sequential and reproducible. */
+  /** Threads for the large components and the final check (this one included): 1 = sequential. The vector depends on it, never on timing. */
   threads: number;
   /**
    * Called as the solve goes: during the sweeps of the components, each
