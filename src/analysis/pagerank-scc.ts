@@ -224,7 +224,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
       sweeps = solveLargeComponent(large, s, e, componentId, componentThreads, tolerance, options.maxIterations, onSweep);
       work += sweeps * links + outLinks(state, s, e);
     } else {
-      const solved = solveSmallComponent(state, local, s, e, componentId, tolerance, options.maxIterations, onSweep);
+      const solved = solveSmallComponent(state, local, s, e, links, componentId, tolerance, options.maxIterations, onSweep);
       sweeps = solved.sweeps;
       work += solved.work;
     }
@@ -280,6 +280,21 @@ function outLinks(state: SolveState, s: number, e: number): number {
   return links;
 }
 
+/** The share of page j's out-links that stay in its component (for the flow balance). */
+function shareKeptInside(
+  j: number,
+  componentId: number,
+  outOffsets: Uint32Array,
+  outTargets: Int32Array,
+  component: Int32Array,
+  share: Float64Array,
+): number {
+  let inside = 0;
+  const end = outOffsets[j + 1]!;
+  for (let r = outOffsets[j]!; r < end; r++) if (component[outTargets[r]!] === componentId) inside++;
+  return inside * share[j]!;
+}
+
 // ---------------------------------------------------------------- small components
 
 /** Reusable buffers for a small component's internal in-links, by local index. */
@@ -306,6 +321,8 @@ function solveSmallComponent(
   local: LocalLists,
   s: number,
   e: number,
+  /** In-links of the component's pages. */
+  links: number,
   componentId: number,
   tolerance: number,
   maxSweeps: number,
@@ -314,8 +331,6 @@ function solveSmallComponent(
   const { c, order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, y, z, teleport, uniformValue } = state;
   const uniform = teleport.length === 0;
   const size = e - s;
-  let links = 0;
-  for (let k = s; k < e; k++) links += inOffsets[order[k]! + 1]! - inOffsets[order[k]!]!;
   local.reserve(size, links);
   const { offsets, sources, constant } = local;
   let work = links;
@@ -336,11 +351,8 @@ function solveSmallComponent(
     constantMass += value;
     y[j] = value;
     z[j] = value * share[j]!;
-    let inside = 0;
-    const outEnd = outOffsets[j + 1]!;
-    for (let r = outOffsets[j]!; r < outEnd; r++) if (component[outTargets[r]!] === componentId) inside++;
-    internalShare[j] = inside * share[j]!;
-    work += outEnd - outOffsets[j]!;
+    internalShare[j] = shareKeptInside(j, componentId, outOffsets, outTargets, component, share);
+    work += outOffsets[j + 1]! - outOffsets[j]!;
   }
   offsets[size] = q;
 
@@ -532,10 +544,7 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
     teleportMass += value;
     y[j] = value;
     z[j] = value * share[j]!;
-    let inside = 0;
-    const end = outOffsets[j + 1]!;
-    for (let r = outOffsets[j]!; r < end; r++) if (component[outTargets[r]!] === componentId) inside++;
-    internalShare[j] = inside * share[j]!;
+    internalShare[j] = shareKeptInside(j, componentId, outOffsets, outTargets, component, share);
   }
   partials[4 * thread + 3] = teleportMass;
   barrierWait(barrier, threads);
@@ -637,7 +646,11 @@ function sweepRange(
   return rangeMoments;
 }
 
-/** sweepRange that also sums what flows in from earlier components (their values are final): [.., .., .., inflow]. */
+/**
+ * sweepRange that also sums what flows in from earlier components (their values are final): [.., .., .., inflow].
+ * A second function rather than a flag, so that the plain sweep's inner loop has no per-link test
+ * (the same reason as pullUniform and pullPersonalised in pagerank-power.ts).
+ */
 function sweepRangeMeasuringInflow(
   a: number,
   b: number,
