@@ -72,6 +72,7 @@ export {
   reachable,
   stronglyConnectedComponents,
 } from './analysis/scc.js';
+export { componentsOfLargeGraph, stronglyConnectedComponentsAroundPivot } from './analysis/scc-pivot.js';
 export { type LevelsOptions, type LevelsResult, levels } from './analysis/levels.js';
 export {
   type DegreeDistribution,

@@ -55,7 +55,8 @@ import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { shareFloat64, shareInt32, shareUint32, sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { PARALLEL_POWER_LINKS, outShares, splitByLinks } from './pagerank-power.js';
-import { type SccResult, stronglyConnectedComponents } from './scc.js';
+import type { SccResult } from './scc.js';
+import { componentsOfLargeGraph } from './scc-pivot.js';
 
 export interface SccSolverOptions {
   damping: number;
@@ -159,7 +160,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   const tolerance = options.tolerance;
   const threads = Math.max(1, Math.floor(options.threads));
   if (threads > 1) warmUpWorkers(threads);
-  const scc = options.scc ?? stronglyConnectedComponents(graph);
+  const scc = options.scc ?? componentsOfLargeGraph(graph, threads);
   const { order, componentStart } = membersByComponent(n, scc);
   const state: SolveState = {
     c,

@@ -23,7 +23,8 @@ import type { Graph } from '../graph/graph.js';
 import { defaultThreads } from '../parallel/pool.js';
 import { outShares, runPowerIteration } from './pagerank-power.js';
 import { pagerankBySccGaussSeidel } from './pagerank-scc.js';
-import { type SccResult, stronglyConnectedComponents } from './scc.js';
+import { componentsOfLargeGraph } from './scc-pivot.js';
+import type { SccResult } from './scc.js';
 
 /**
  * 'power': power iteration, the reference (Algorithm 1).
@@ -145,7 +146,7 @@ export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankR
     // Web graphs have many closed components (cnr-2000: 1,091; the 10^8-link benchmark graph: 61),
     // where the probe below, seeing only the fast early iterations, predicted 34 power iterations
     // for a graph that needed 72. The components are Gauss-Seidel's first step anyway.
-    scc ??= stronglyConnectedComponents(graph);
+    scc ??= componentsOfLargeGraph(graph, options.threads ?? defaultThreads());
     if (closedComponents(graph, scc, 2) < 2) {
       const quick = powerIfQuick(graph, damping, tolerance, maxIterations, teleport, options);
       if (quick !== null) return quick;

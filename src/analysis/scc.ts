@@ -37,32 +37,71 @@ export interface SccOptions {
 }
 
 export function stronglyConnectedComponents(graph: Graph, options: SccOptions = {}): SccResult {
-  const n = graph.nodeCount;
-  const finishOrder = options.finishOrder === true ? new Int32Array(n) : null;
-  let finished = 0;
-  const { outOffsets, outTargets } = graph;
-  const index = new Int32Array(n).fill(-1);
-  const low = new Int32Array(n);
-  // On shared memory: the Gauss-Seidel solver's worker threads read it (pagerank-scc.ts).
-  const component = sharedInt32(n).fill(-1);
-  // Tarjan's stack of visited pages not yet assigned to a component.
-  const stack = new Int32Array(n);
-  let stackSize = 0;
-  // The depth-first search's call stack: a page and the next out-edge to try.
-  const callPage = new Int32Array(n);
-  const callEdge = new Uint32Array(n);
-  let depth = 0;
-  let counter = 0;
-  let count = 0;
-  const sizes: number[] = [];
+  const search = new TarjanSearch(graph, options.finishOrder === true);
+  for (let root = 0; root < graph.nodeCount; root++) if (search.index[root] === -1) search.from(root);
+  return search.result();
+}
 
-  for (let root = 0; root < n; root++) {
-    if (index[root] !== -1) continue;
+/**
+ * Tarjan's algorithm with explicit stacks, one depth-first search at a time
+ * (`from`), so that a caller can assign some components itself first: a page
+ * whose component is already set (any value but -1) and whose index is set
+ * is treated as finished, which is right when no page still to search is
+ * reachable from it.
+ */
+export class TarjanSearch {
+  readonly index: Int32Array;
+  readonly component: Int32Array;
+  private readonly low: Int32Array;
+  private stack: Int32Array;
+  private callPage: Int32Array;
+  private callEdge: Uint32Array;
+  private readonly finishOrder: Int32Array | null;
+  private finished = 0;
+  private counter = 0;
+  count = 0;
+  readonly sizes: number[] = [];
+
+  constructor(
+    private readonly graph: Graph,
+    withFinishOrder: boolean,
+    /** Two n-page integer arrays to reuse for the indices (the pivot's search queues, pass done with). */
+    reuse?: { index: Int32Array; low: Int32Array },
+  ) {
+    const n = graph.nodeCount;
+    this.finishOrder = withFinishOrder ? new Int32Array(n) : null;
+    this.index = reuse === undefined ? new Int32Array(n) : reuse.index;
+    this.index.fill(-1);
+    this.low = reuse === undefined ? new Int32Array(n) : reuse.low;
+    // On shared memory: the Gauss-Seidel solver's worker threads read it (pagerank-scc.ts).
+    this.component = sharedInt32(n).fill(-1);
+    // The stacks grow as needed: a search rarely goes deep, and where the pivot's component
+    // is set aside first they hold only the rest (at most n pages each).
+    const initial = Math.min(n, 1 << 16);
+    // Tarjan's stack of visited pages not yet assigned to a component.
+    this.stack = new Int32Array(initial);
+    // The depth-first search's call stack: a page and the next out-edge to try.
+    this.callPage = new Int32Array(initial);
+    this.callEdge = new Uint32Array(initial);
+  }
+
+  /** Numbers the next component `size` pages the caller assigned itself. */
+  addComponent(size: number): number {
+    this.sizes.push(size);
+    return this.count++;
+  }
+
+  /** The depth-first search from `root` (not visited yet): numbers every component it finishes. */
+  from(root: number): void {
+    const { outOffsets, outTargets } = this.graph;
+    const { index, low, component, finishOrder, sizes } = this;
+    let { stack, callPage, callEdge, counter, count, finished } = this;
+    let stackSize = 0;
     index[root] = low[root] = counter++;
     stack[stackSize++] = root;
     callPage[0] = root;
     callEdge[0] = outOffsets[root]!;
-    depth = 1;
+    let depth = 1;
     while (depth > 0) {
       const v = callPage[depth - 1]!;
       const e = callEdge[depth - 1]!;
@@ -70,6 +109,11 @@ export function stronglyConnectedComponents(graph: Graph, options: SccOptions = 
         callEdge[depth - 1] = e + 1;
         const w = outTargets[e]!;
         if (index[w] === -1) {
+          if (stackSize === stack.length) stack = this.stack = grown(stack);
+          if (depth === callPage.length) {
+            callPage = this.callPage = grown(callPage);
+            callEdge = this.callEdge = grown(callEdge);
+          }
           index[w] = low[w] = counter++;
           stack[stackSize++] = w;
           callPage[depth] = w;
@@ -99,19 +143,33 @@ export function stronglyConnectedComponents(graph: Graph, options: SccOptions = 
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
       }
     }
+    this.counter = counter;
+    this.count = count;
+    this.finished = finished;
   }
-  const sizeArray = Int32Array.from(sizes);
-  let largestId = -1;
-  let largest = 0;
-  for (let c = 0; c < count; c++) {
-    if (sizeArray[c]! > largest) {
-      largest = sizeArray[c]!;
-      largestId = c;
+
+  result(): SccResult {
+    const { count, component } = this;
+    const sizeArray = Int32Array.from(this.sizes);
+    let largestId = -1;
+    let largest = 0;
+    for (let c = 0; c < count; c++) {
+      if (sizeArray[c]! > largest) {
+        largest = sizeArray[c]!;
+        largestId = c;
+      }
     }
+    const result: SccResult = { component, count, sizes: sizeArray, largestId, largest };
+    if (this.finishOrder !== null) result.finishOrder = this.finishOrder;
+    return result;
   }
-  const result: SccResult = { component, count, sizes: sizeArray, largestId, largest };
-  if (finishOrder !== null) result.finishOrder = finishOrder;
-  return result;
+}
+
+/** A copy of `array` twice as long. */
+function grown<T extends Int32Array | Uint32Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(2 * array.length);
+  bigger.set(array);
+  return bigger;
 }
 
 /** Marks the pages reachable from `sources` along out-links ('out') or against them ('in'). */

@@ -1,6 +1,7 @@
 /** `stats`: size, dangling pages, SCCs and degrees of a graph, plus a store's crawl counts. */
 import { degreeSummary } from '../analysis/degrees.js';
-import { stronglyConnectedComponents } from '../analysis/scc.js';
+import { componentsOfLargeGraph } from '../analysis/scc-pivot.js';
+import { defaultThreads } from '../parallel/pool.js';
 import type { LoadedGraph } from '../formats/load.js';
 import type { BuildReport } from '../graph/builder.js';
 import type { Graph } from '../graph/graph.js';
@@ -34,7 +35,7 @@ export interface StatsJson {
 /** The characteristics `stats` reports, for any built graph. */
 export function summarise(graph: Graph, report: BuildReport): Omit<StatsJson, 'file' | 'format' | 'timings'> {
   const degrees = degreeSummary(graph);
-  const scc = stronglyConnectedComponents(graph);
+  const scc = componentsOfLargeGraph(graph, defaultThreads());
   const graphBytes = graph.memoryBytes();
   return {
     nodes: graph.nodeCount,

@@ -41,3 +41,7 @@ export function shareFloat64(array: Float64Array): Float64Array {
   copy.set(array);
   return copy;
 }
+
+export function sharedUint8(length: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(length));
+}

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentOf, componentSizeDistribution, reachable, stronglyConnectedComponents } from '../../src/analysis/scc.js';
+import { choosePivot, stronglyConnectedComponentsAroundPivot } from '../../src/analysis/scc-pivot.js';
+import { loadGraph } from '../../src/formats/load.js';
 import { buildFromEdges } from '../../src/graph/builder.js';
 import { EdgeBuffer } from '../../src/graph/edge-buffer.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { IdentityLabels } from '../../src/graph/labels.js';
 import { Random } from '../../src/util/random.js';
+import { testData } from '../helpers.js';
 
 function graphOf(n: number, pairs: Array<[number, number]>): Graph {
   const buffer = new EdgeBuffer();
@@ -106,5 +109,87 @@ describe('strongly connected components', () => {
     ]);
     assert.deepEqual(Array.from(reachable(graph, [0], 'out')), [1, 1, 1, 0]);
     assert.deepEqual(Array.from(reachable(graph, [2], 'in')), [1, 1, 1, 1]);
+  });
+});
+
+/** Every link u -> w goes from a component numbered no lower than w's (sinks first). */
+function assertTopological(graph: Graph, component: Int32Array, what: string): void {
+  for (let u = 0; u < graph.nodeCount; u++) {
+    for (const w of graph.successors(u)) {
+      if (component[u]! < component[w]!) assert.fail(`${what}: link ${u} -> ${w} goes from component ${component[u]} up to ${component[w]}`);
+    }
+  }
+}
+
+describe('strongly connected components around a pivot', () => {
+  it('picks the page with the largest in-degree times out-degree', () => {
+    // 2 has in 2, out 1 (product 2); 1 has in 1, out 3 (product 3).
+    const graph = graphOf(5, [
+      [0, 1],
+      [1, 2],
+      [1, 3],
+      [1, 4],
+      [3, 2],
+      [2, 0],
+    ]);
+    assert.equal(choosePivot(graph), 1);
+    assert.equal(choosePivot(graphOf(3, [[0, 1]])), -1);
+  });
+
+  it('finds the same components as brute force, numbered topologically, on random graphs (1 and 2 threads)', () => {
+    const random = new Random(29);
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + random.nextInt(60);
+      const pairs: Array<[number, number]> = [];
+      const m = random.nextInt(3 * n);
+      for (let i = 0; i < m; i++) pairs.push([random.nextInt(n), random.nextInt(n)]);
+      const graph = graphOf(n, pairs);
+      const expected = bruteForceComponents(n, pairs);
+      for (const threads of [1, 2]) {
+        const scc = stronglyConnectedComponentsAroundPivot(graph, { threads });
+        assert.deepEqual(canonical(scc.component, scc.count), expected, `trial ${trial}, ${threads} threads`);
+        assert.equal(scc.largest, Math.max(...expected.map((c) => c.length)));
+        assert.equal(scc.sizes.reduce((a, b) => a + b, 0), n);
+        for (let v = 0; v < n; v++) assert.equal(scc.sizes[scc.component[v]!], expected.find((c) => c.includes(v))!.length);
+        assertTopological(graph, scc.component, `trial ${trial}`);
+      }
+    }
+  });
+
+  it('numbers the pages the pivot reaches before its component and the pages reaching it after', () => {
+    // 5 -> {0 <-> 1 <-> 2 (pivot 1)} -> 3 -> 4, and 6 alone.
+    const graph = graphOf(7, [
+      [5, 0],
+      [0, 1],
+      [1, 0],
+      [1, 2],
+      [2, 1],
+      [1, 3],
+      [3, 4],
+    ]);
+    const scc = stronglyConnectedComponentsAroundPivot(graph, { threads: 1 });
+    assert.deepEqual(canonical(scc.component, scc.count), [[0, 1, 2], [3], [4], [5], [6]]);
+    assert.ok(scc.component[4]! < scc.component[3]!);
+    assert.ok(scc.component[3]! < scc.component[1]!);
+    assert.ok(scc.component[1]! < scc.component[5]!);
+    assert.equal(scc.largestId, scc.component[0]);
+  });
+
+  it('agrees with Tarjan on cnr-2000 (1 and 2 threads)', async () => {
+    const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
+    const tarjan = stronglyConnectedComponents(graph);
+    for (const threads of [1, 2]) {
+      const scc = stronglyConnectedComponentsAroundPivot(graph, { threads });
+      assert.equal(scc.count, tarjan.count);
+      assert.equal(scc.largest, 112_023);
+      // The same sets: Tarjan's ids map one to one onto the pivot's.
+      const map = new Int32Array(tarjan.count).fill(-1);
+      for (let v = 0; v < graph.nodeCount; v++) {
+        const t = tarjan.component[v]!;
+        if (map[t] === -1) map[t] = scc.component[v]!;
+        else assert.equal(scc.component[v], map[t], `page ${v}`);
+      }
+      assertTopological(graph, scc.component, `cnr-2000, ${threads} threads`);
+    }
   });
 });
