@@ -12,6 +12,7 @@ import { type CrawlSettings, compileSettings, completeSettings } from '../crawl/
 import { OptionError } from '../errors.js';
 import { CRAWL_STATE, type CrawlLock, type Store, type StoreCounts, parseOpicState } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
+import { liveTopIfAny } from './live-rank.js';
 import { choiceOption, integerOption, numberOption } from './values.js';
 
 /** A crawl's options as the CLI gives them (strings; the HTTP API passes the same names). */
@@ -201,7 +202,20 @@ export interface StoredCrawlStatus {
   /** OPIC's clock G and error factor 1/G at the last checkpoint. */
   opic: { time: number; errorFactor: number | null } | null;
   top: Array<{ url: string; importance: number }>;
+  /** The live PageRank's best pages: the running crawl's last checkpoint, or the last crawl's final vector; null without one. */
+  live: StoredLiveRank | null;
   settings: Record<string, unknown> | null;
+}
+
+/** The live PageRank as the crawl status carries it (docs/live-importance.md). */
+export interface StoredLiveRank {
+  /** Pages the vector covers (the pages known when it was computed). */
+  pages: number;
+  /** When it was computed, ms since the epoch. */
+  updatedAt: number;
+  /** True for the vector solved to 1e-10 at the end of a crawl. */
+  final: boolean;
+  top: Array<{ url: string; importance: number }>;
 }
 
 /**
@@ -216,7 +230,7 @@ export async function storedCrawlStatus(
   counts: (checkpoint: string) => Promise<StoreCounts> = () => store.counts(),
 ): Promise<StoredCrawlStatus> {
   const state = await store.crawlState();
-  const [storeCounts, top] = await Promise.all([counts(state[CRAWL_STATE.progress] ?? ''), store.liveOpicTop(k)]);
+  const [storeCounts, top, live] = await Promise.all([counts(state[CRAWL_STATE.progress] ?? ''), store.liveOpicTop(k), k > 0 ? liveTopIfAny(store, { limit: k }) : null]);
   const lock = state[CRAWL_STATE.lock] === undefined ? null : (JSON.parse(state[CRAWL_STATE.lock]!) as CrawlLock);
   const progress = state[CRAWL_STATE.progress] === undefined ? null : (JSON.parse(state[CRAWL_STATE.progress]!) as { fetches: number; updatedAt: number });
   const opic = parseOpicState(state[CRAWL_STATE.opic]);
@@ -228,6 +242,7 @@ export async function storedCrawlStatus(
     counts: storeCounts,
     opic: opic === null ? null : { time: opic.clock, errorFactor: opic.clock > 0 ? 1 / opic.clock : null },
     top: (top ?? []).map((t) => ({ url: t.page.url, importance: t.value })),
+    live: live === null ? null : { pages: live.pages, updatedAt: live.updatedAt, final: live.final, top: live.top.map((t) => ({ url: t.url, importance: t.score })) },
     settings: state[CRAWL_STATE.settings] === undefined ? null : (JSON.parse(state[CRAWL_STATE.settings]!) as Record<string, unknown>),
   };
 }

@@ -3,7 +3,7 @@
  * the best pages of the crawl in a store by the live PageRank, while the
  * crawl runs (its last checkpoint's ranking) and after it (the 'live' run
  * saved at its end). The CLI (`wga top --score live`) and the HTTP server
- * call this; the GUI can poll it during a crawl.
+ * call this; the GUI's crawl view shows it (app/crawl.ts: storedCrawlStatus).
  */
 import { type AppContext, quietContext, throwIfAborted } from './context.js';
 import { parseLiveRankState } from '../crawl/live-state.js';
@@ -43,6 +43,15 @@ export interface LiveTop {
 
 /** The live PageRank's best pages of the crawl in `store`. */
 export async function liveTop(store: Store, input: LiveTopInput = {}, context: AppContext = quietContext): Promise<LiveTop> {
+  const live = await liveTopIfAny(store, input, context);
+  if (live === null) {
+    throw new WgaError(`${store.location}: no live PageRank: it is computed while crawling (wga crawl, without --no-live)`, ExitCode.usage);
+  }
+  return live;
+}
+
+/** The same, or null when the store has no live PageRank (no crawl yet, or crawls with --no-live only). */
+export async function liveTopIfAny(store: Store, input: LiveTopInput = {}, context: AppContext = quietContext): Promise<LiveTop | null> {
   const limit = input.limit ?? 10;
   if (!(Number.isInteger(limit) && limit >= 1)) throw new OptionError('limit', `expected a positive integer, got ${limit}`);
   const state = parseLiveRankState((await store.crawlState())[CRAWL_STATE.liveRank]);
@@ -57,9 +66,7 @@ export async function liveTop(store: Store, input: LiveTopInput = {}, context: A
     }
     return { source: 'checkpoint', run: null, updatedAt: state.updatedAt, pages: state.pages, fetches: state.fetches, final: state.final, top };
   }
-  if (run === null) {
-    throw new WgaError(`${store.location}: no live PageRank: it is computed while crawling (wga crawl, without --no-live)`, ExitCode.usage);
-  }
+  if (run === null) return null;
   const rows = await store.topPages(run.id, limit);
   return {
     source: 'run',

@@ -32,6 +32,12 @@ export interface CrawlStatusJson {
   elapsedMs: number | null;
   opic: { time: number; errorFactor: number | null } | null;
   top: Array<{ url: string; importance: number }>;
+  /**
+   * The live PageRank's best pages (docs/live-importance.md): of the crawl this server runs, its
+   * latest vector; else the store's (a running crawl's last checkpoint, or the last crawl's final
+   * vector). ageMs: how old the vector is. Null without one (no crawl yet, --no-live).
+   */
+  live: { pages: number; ageMs: number; final: boolean; top: Array<{ url: string; importance: number }> } | null;
   settings: Record<string, unknown> | null;
   /** The last crawl this server ran, when it finished. */
   report: CrawlJson | null;
@@ -162,6 +168,12 @@ export class CrawlWatch {
       elapsedMs: p?.elapsedMs ?? (own === null ? null : now - own.startedAt),
       opic: stored.opic,
       top: p !== null && p.top.length > 0 ? p.top : stored.top,
+      live:
+        p?.live != null && p.live.top.length > 0
+          ? { pages: p.live.pages, ageMs: p.live.ageMs, final: false, top: p.live.top }
+          : stored.live === null
+            ? null
+            : { pages: stored.live.pages, ageMs: Math.max(0, now - stored.live.updatedAt), final: stored.live.final, top: stored.live.top },
       settings: stored.settings,
       report,
       error,

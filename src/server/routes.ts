@@ -141,6 +141,7 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   maxPages: 'value', maxDepth: 'value', maxTime: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
   focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
+  live: 'flag', liveInterval: 'value', liveInlineEdges: 'value',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {

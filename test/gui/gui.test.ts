@@ -147,6 +147,9 @@ if (missing !== null) {
       await page.fill('input[name=delay]', '0');
       await page.fill('input[name=perHost]', '2');
       await page.fill('input[name=concurrency]', '2');
+      await page.click('details[data-group="Order and importance"] > summary');
+      assert.equal(await page.isChecked('input[name=live]'), true, 'the live PageRank is on by default');
+      await page.fill('input[name=liveInterval]', '100');
       // The site answers 100 requests, then holds the crawl until the GUI has shown it running.
       valve.allow(100);
       await page.click('button[name=start]');
@@ -167,6 +170,17 @@ if (missing !== null) {
           120_000,
           `the running crawl's fetched counter to move (step ${step}, seen ${seen.join(', ')})`,
         );
+        if (step === 2) {
+          // Held by the site, still running: the live PageRank of the pages known so far is shown.
+          await until(async () => (await tableRows(page, '[data-live-rank]')).length > 0, 60_000, 'the live PageRank to show while crawling');
+          assert.equal(await page.getAttribute('[data-crawl-state]', 'data-running'), 'true');
+          const rows = await tableRows(page, '[data-live-rank]');
+          assert.ok(rows.length <= 10);
+          const scores = rows.map((r) => Number(r[1]));
+          for (let i = 1; i < scores.length; i++) assert.ok(scores[i - 1]! >= scores[i]!, `best first: ${scores.join(', ')}`);
+          assert.match((await page.textContent('[data-live-rank] p')) ?? '', /pages known so far/);
+          assert.ok(Number(await page.getAttribute('[data-live-rank] [data-live-pages]', 'data-live-pages')) >= 1);
+        }
         valve.allow(step === 1 ? 100 : Infinity);
       }
       await until(async () => (await page.getAttribute('[data-crawl-state]', 'data-running')) === 'false' && (await page.$('[data-report]')) !== null, 240_000, 'the crawl to finish');
@@ -181,6 +195,16 @@ if (missing !== null) {
       assert.ok(cli.fetched > 250, `the demo site was crawled: ${cli.fetched} pages`);
       // The live counters end on the same figures.
       assert.equal(Number((await page.textContent('[data-counter=fetched]'))!.replace(/,/g, '')), cli.fetched);
+      // The live PageRank ends as the exact PageRank of the crawled graph: the scores of wga top --score live
+      // on the same site crawled by the CLI (same graph; URLs may tie, so the scores are compared).
+      await until(async () => /end of the last crawl/.test((await page.textContent('[data-live-rank] p')) ?? ''), 60_000, 'the final live PageRank');
+      const liveRows = await tableRows(page, '[data-live-rank]');
+      const cliLive = await wgaJson<{ top: Array<{ url: string; score: number }> }>(['top', '--db', cliDb, '--score', 'live', '--top', '10']);
+      assert.equal(liveRows.length, cliLive.top.length);
+      liveRows.forEach((row, i) => {
+        const shown = Number(row[1]);
+        assert.ok(Math.abs(shown - cliLive.top[i]!.score) <= 1e-3 * cliLive.top[i]!.score, `live rank ${i + 1}: GUI ${row[1]}, wga top ${cliLive.top[i]!.score}`);
+      });
     });
 
     const rankFromGui = async (method: 'pagerank' | 'montecarlo', fill: Record<string, string>): Promise<string[][]> => {

@@ -395,7 +395,8 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
   describe(`wga serve on ${name}: crawls watched live`, () => {
     it('two SSE clients see the same progress of a crawl started over the API, ending as `wga crawl` does', { timeout: 180_000 }, async () => {
       const site = new Website({ pages: 400, seed: 21 });
-      const served = await serveWebsite(site, { delayMs: 3 });
+      // 25 ms a page at 4 connections: a crawl of about 3 s, so that statuses while it runs carry a live PageRank.
+      const served = await serveWebsite(site, { delayMs: 25 });
       const db = await newDb();
       const reference = await newDb();
       const server = await startServer({ db, warm: false });
@@ -405,7 +406,8 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         const started = await fetch(`${server.url}api/crawl`, {
           method: 'POST',
           headers: { 'X-WGA-Token': server.token, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, concurrency: 4, perHost: 4, fence: [TRAP] }),
+          // A live PageRank vector every 50 ms, so that the crawl's statuses carry some.
+          body: JSON.stringify({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, concurrency: 4, perHost: 4, fence: [TRAP], liveInterval: 50 }),
         });
         assert.equal(started.status, 202, await started.clone().text());
         const statusOf = (e: { data: string }): Json => JSON.parse(e.data) as Json;
@@ -427,6 +429,54 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         assert.ok((report['fetched'] as number) >= 400, 'every page of the site was fetched');
         const info = (await (await fetch(`${server.url}api/info`)).json()) as { counts: Json };
         assert.equal(info.counts['fetched'], report['fetched']);
+        // The live PageRank: while crawling, the crawler's latest vector over the pages known then;
+        // after the crawl, its final vector, the ranking `wga top --score live` prints.
+        type LiveJson = { pages: number; ageMs: number; final: boolean; top: Array<{ url: string; importance: number }> } | null;
+        const liveWhileRunning = a!.filter((s) => s['running'] === true).map((s) => s['live'] as LiveJson).filter((l) => l !== null);
+        assert.ok(liveWhileRunning.length >= 1, `a live PageRank while the crawl ran: ${JSON.stringify(a!.map((s) => [s['running'], s['fetches'], s['live']]))}`);
+        for (const l of liveWhileRunning) {
+          assert.equal(l!.final, false);
+          assert.ok(l!.pages >= 1 && l!.pages <= (report['known'] as number), `covers ${l!.pages} pages`);
+          assert.ok(l!.top.length >= 1 && l!.top.length <= 10);
+          for (let i = 1; i < l!.top.length; i++) assert.ok(l!.top[i - 1]!.importance >= l!.top[i]!.importance, 'best first');
+        }
+        const liveAtEnd = statusOf(ends[0]!)['live'] as LiveJson;
+        assert.notEqual(liveAtEnd, null);
+        assert.equal(liveAtEnd!.final, true);
+        assert.equal(liveAtEnd!.pages, report['known']);
+        const cliLive = await cli(['top', '--db', db, '--score', 'live', '--top', '10']);
+        assert.deepEqual(liveAtEnd!.top.map((t) => t.url), (cliLive['top'] as Array<{ url: string }>).map((t) => t.url));
+        assert.deepEqual(liveAtEnd!.top.map((t) => t.importance), (cliLive['top'] as Array<{ score: number }>).map((t) => t.score));
+      } finally {
+        await server.close();
+        await served.close();
+      }
+    });
+
+    it('shows no live PageRank for a crawl started with live off, and refuses the pagerank strategy without it', { timeout: 120_000 }, async () => {
+      const site = new Website({ pages: 60, seed: 5 });
+      const served = await serveWebsite(site, { delayMs: 0 });
+      const db = await newDb();
+      const server = await startServer({ db, warm: false });
+      try {
+        const post = (body: Json): Promise<Response> =>
+          fetch(`${server.url}api/crawl`, { method: 'POST', headers: { 'X-WGA-Token': server.token, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        const seeds = [`${served.origin}/`];
+        const refused = await post({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, live: false, strategy: 'pagerank' });
+        assertJsonError(refused.status, (await refused.json()) as Json, 400);
+        const badInterval = await post({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, liveInterval: 'soon' });
+        const badBody = (await badInterval.json()) as Json;
+        assertJsonError(badInterval.status, badBody, 400, 'liveInterval');
+        assert.match((badBody['error'] as { message: string }).message, /^liveInterval: /);
+        const watcher = await openSse(`${server.url}api/crawl/events`);
+        const started = await post({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, live: false, fence: [TRAP] });
+        assert.equal(started.status, 202, await started.clone().text());
+        const end = await watcher.until((e) => e.event === 'status' && (JSON.parse(e.data) as Json)['running'] === false && (JSON.parse(e.data) as Json)['report'] !== null, 100_000);
+        watcher.close();
+        for (const e of watcher.events) assert.equal((JSON.parse(e.data) as Json)['live'], null);
+        const report = (JSON.parse(end.data) as Json)['report'] as Json;
+        assert.ok((report['fetched'] as number) >= 60);
+        assert.equal(report['live'], null);
       } finally {
         await server.close();
         await served.close();
@@ -447,6 +497,16 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         }, 120_000);
         const status = JSON.parse(seen.data) as Json;
         assert.equal((status['lock'] as Json)['pid'] !== process.pid, true);
+        // The other process's live PageRank, from its checkpoints (app/live-rank.ts).
+        const withLive = await watcher.until((e) => {
+          const s = JSON.parse(e.data) as Json;
+          return s['owner'] === 'other' && s['running'] === true && s['live'] !== null;
+        }, 120_000);
+        const live = (JSON.parse(withLive.data) as Json)['live'] as { pages: number; final: boolean; top: Array<{ url: string; importance: number }> };
+        assert.equal(live.final, false);
+        assert.ok(live.pages >= 1);
+        assert.ok(live.top.length >= 1 && live.top.length <= 10);
+        for (const t of live.top) assert.ok(t.url.startsWith(served.origin), t.url);
         const stop = await fetch(`${server.url}api/crawl/stop`, { method: 'POST', headers: { 'X-WGA-Token': server.token } });
         assertJsonError(stop.status, (await stop.json()) as Json, 409);
         const done = await crawl;

@@ -56,6 +56,8 @@ export interface CrawlStatus {
   elapsedMs: number | null;
   opic: { time: number; errorFactor: number } | null;
   top: Array<{ url: string; importance: number }>;
+  /** The live PageRank's best pages (docs/http-api.md); null without one. */
+  live: { pages: number; ageMs: number; final: boolean; top: Array<{ url: string; importance: number }> } | null;
   settings: Record<string, unknown> | null;
   report: CrawlReport | null;
   error: { code: string; message: string } | null;

@@ -16,6 +16,7 @@ const STRATEGIES: Array<[string, string]> = [
   ['dfs', 'dfs: depth first'],
   ['random', 'random'],
   ['buffer', 'buffer of new pages'],
+  ['pagerank', 'pagerank: highest live PageRank first'],
 ];
 
 function crawlFields(): Record<string, Field[]> {
@@ -59,6 +60,8 @@ function crawlFields(): Record<string, Field[]> {
       numberField({ name: 'focusShare', label: 'Focus share', min: 0, max: 1, placeholder: '0.5' }),
       numberField({ name: 'discoveryShare', label: 'Discovery share', min: 0, max: 1, placeholder: '0' }),
       checkField({ name: 'refresh', label: 'Refresh', help: 'read fetched pages again' }),
+      checkField({ name: 'live', label: 'Live PageRank', checked: true, help: 'the PageRank of the pages known so far, updated while crawling' }),
+      numberField({ name: 'liveInterval', label: 'Live PageRank every (ms)', min: 10, step: 1, placeholder: '1000' }),
     ],
   };
 }
@@ -109,12 +112,14 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
   const state = h('div', { class: 'progress-line', 'data-crawl-state': '' }, 'No crawl running.');
   const rateBox = h('div', { class: 'rate-chart' });
   const topBox = h('div', { class: 'top-pages' });
+  const liveBox = h('div', { class: 'top-pages', 'data-live-rank': '' });
   const reportBox = h('div');
   const live = h(
     'div',
     { class: 'stack' },
     h('div', { class: 'panel' }, h('h2', undefined, 'Live'), state, counterBox),
     h('div', { class: 'panel' }, h('h2', undefined, 'Fetched pages over time'), rateBox),
+    h('div', { class: 'panel' }, h('h2', undefined, 'Most important pages (live PageRank)'), liveBox),
     h('div', { class: 'panel' }, h('h2', undefined, 'Most important pages (OPIC)'), topBox),
     reportBox,
   );
@@ -125,6 +130,7 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
   const fetched: number[] = [];
   let lastKey = '';
   let lastTop = '';
+  let lastLive = '';
 
   const render = (s: CrawlStatus): void => {
     for (const [, key, value] of COUNTERS) {
@@ -151,6 +157,28 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
       s.top.length === 0
         ? h('p', { class: 'muted' }, 'No pages yet.')
         : table(['#', 'importance', 'page'], s.top.map((t, i) => [String(i + 1), formatScore(t.importance), pageLink(t.url)]), [0, 1]),
+      );
+    }
+    const live = s.live;
+    const liveKey = JSON.stringify(live === null ? null : [live.pages, live.final, live.top]);
+    if (liveKey !== lastLive) {
+      lastLive = liveKey;
+      replace(
+        liveBox,
+        live === null
+          ? h('p', { class: 'muted' }, 'None yet: it is computed while crawling, unless Live PageRank is off.')
+          : h(
+              'div',
+              undefined,
+              h(
+                'p',
+                { class: 'muted', 'data-live-pages': String(live.pages) },
+                live.final
+                  ? `PageRank of the ${formatCount(live.pages)} pages known at the end of the last crawl (solved to 1e-10).`
+                  : `PageRank of the ${formatCount(live.pages)} pages known so far (unfetched ones as dangling pages).`,
+              ),
+              table(['#', 'PageRank', 'page'], live.top.map((t, i) => [String(i + 1), formatScore(t.importance), pageLink(t.url)]), [0, 1]),
+            ),
       );
     }
     if (s.error !== null) replace(message, notice('error', s.error.message));
@@ -279,6 +307,8 @@ function prefill(fields: Field[], settings: Record<string, unknown>): void {
     maxRedirects: ['maxRedirects', (v) => v],
     userAgent: ['userAgent', (v) => v],
     pageTimeoutMs: ['timeout', (v) => (typeof v === 'number' ? v / 1000 : undefined)],
+    live: ['live', (v) => v],
+    liveIntervalMs: ['liveInterval', (v) => v],
   };
   for (const [key, [name, convert]] of Object.entries(map)) {
     if (key in settings) byName.get(name)?.write(convert(settings[key]));
