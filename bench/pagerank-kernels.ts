@@ -12,12 +12,15 @@
  *   for a pull, since every iteration must read each link's source index
  *   (4 bytes, in order) and gather its source's value (8 bytes, scattered);
  * - gauss-seidel and auto: a whole solve to 1e-10, time / (equivalent iterations x links),
- *   equivalent iterations being links visited / links (the solver's own count).
+ *   equivalent iterations being links visited / links (the solver's own count);
+ * - gauss-seidel-js, gauss-seidel-wasm: the same with the large components swept in JavaScript
+ *   or by the WebAssembly kernel (gauss-seidel picks by size: pagerank-scc.ts, WASM_KERNEL_LINKS).
  * Medians of RUNS runs in this process, after one warm-up run each.
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pagerank } from '../src/analysis/pagerank.js';
+import { pagerankBySccGaussSeidel } from '../src/analysis/pagerank-scc.js';
 import { type GatherData, splitByLinks } from '../src/analysis/pagerank-power.js';
 import { stronglyConnectedComponents } from '../src/analysis/scc.js';
 import { loadGraph } from '../src/formats/load.js';
@@ -85,6 +88,12 @@ for (const solver of solvers) {
       });
     } else if (solver === 'power') {
       measured = time(() => pagerank(graph, { solver: 'power', tolerance: 1e-300, maxIterations: iterations, threads }).iterations);
+    } else if (solver === 'gauss-seidel-js' || solver === 'gauss-seidel-wasm') {
+      // The large components' sweeps in JavaScript or in the WebAssembly kernel, whatever the graph's size.
+      const kernel = solver === 'gauss-seidel-js' ? 'js' : 'wasm';
+      measured = time(
+        () => pagerankBySccGaussSeidel(graph, { damping: 0.85, tolerance: 1e-10, maxIterations: 1000, teleport: null, threads, scc, kernel }).equivalentIterations,
+      );
     } else {
       measured = time(() => pagerank(graph, { solver: solver as 'auto' | 'gauss-seidel', threads, scc }).equivalentIterations);
     }
