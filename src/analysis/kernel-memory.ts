@@ -7,17 +7,46 @@
  * A kernel's pointers are the arrays' byteOffsets.
  */
 import { GAUSS_SEIDEL_WASM } from './kernels/gauss-seidel-wasm.js';
+import { SCC_WASM } from './kernels/scc-wasm.js';
 
 const PAGE_BYTES = 65_536;
 /** wasm32 addresses 4 GB at most. */
 const MAX_PAGES = 65_536;
 
-let gaussSeidelModule: WebAssembly.Module | null = null;
+const compiled = new Map<string, WebAssembly.Module>();
 
-/** The compiled Gauss-Seidel kernel (compiled once per thread that asks; a few hundred bytes). */
+function compiledModule(base64: string): WebAssembly.Module {
+  let module = compiled.get(base64);
+  if (module === undefined) {
+    module = new WebAssembly.Module(Buffer.from(base64, 'base64'));
+    compiled.set(base64, module);
+  }
+  return module;
+}
+
+/** The compiled Gauss-Seidel kernel (compiled once per thread that asks; about a kilobyte). */
 export function gaussSeidelKernelModule(): WebAssembly.Module {
-  gaussSeidelModule ??= new WebAssembly.Module(Buffer.from(GAUSS_SEIDEL_WASM, 'base64'));
-  return gaussSeidelModule;
+  return compiledModule(GAUSS_SEIDEL_WASM);
+}
+
+/** The kernel's `tarjan` (kernels/scc.wat): returns the number of components. */
+export type TarjanFunction = (
+  outOffsets: number,
+  outTargets: number,
+  index: number,
+  low: number,
+  component: number,
+  stack: number,
+  callPage: number,
+  callEdge: number,
+  sizes: number,
+  n: number,
+) => number;
+
+/** Tarjan's search instantiated on `memory`. */
+export function sccKernel(memory: KernelMemory): TarjanFunction {
+  const { exports } = new WebAssembly.Instance(compiledModule(SCC_WASM), { env: { memory: memory.memory } });
+  return exports['tarjan'] as TarjanFunction;
 }
 
 /** A kernel's memory, allocated once at its final size, handing out 8-byte-aligned arrays in order. */
@@ -86,8 +115,77 @@ export type SweepFunction = (
   measure: number,
 ) => void;
 
+/** The kernel's `handOff`: y and z rescaled over a range (rescale = 1), z copied into another view (copy = 1). */
+export type HandOffFunction = (order: number, y: number, z: number, other: number, a: number, b: number, scale: number, rescale: number, copy: number) => void;
+
+/** The check's two passes (googleStepThread): the mass and dangling mass of y, then the pull with its residual. */
+export type MassAndDanglingFunction = (y: number, share: number, out: number, a: number, b: number) => void;
+export type GooglePullFunction = (
+  inOffsets: number,
+  inSources: number,
+  z: number,
+  y: number,
+  teleport: number,
+  stepped: number,
+  out: number,
+  a: number,
+  b: number,
+  cScale: number,
+  jump: number,
+  scale: number,
+  uniformValue: number,
+  uniform: number,
+) => void;
+
+/** The kernel's `singles`: a run of single-page components; returns the links pulled. */
+export type SinglesFunction = (
+  order: number,
+  inOffsets: number,
+  inSources: number,
+  share: number,
+  teleport: number,
+  y: number,
+  z: number,
+  a: number,
+  b: number,
+  c: number,
+  uniformValue: number,
+  uniform: number,
+) => number;
+/** The kernel's `smallSweep`: one sweep of a small component over its local list of internal in-links. */
+export type SmallSweepFunction = (
+  order: number,
+  offsets: number,
+  sources: number,
+  constant: number,
+  share: number,
+  internalShare: number,
+  y: number,
+  z: number,
+  out: number,
+  s: number,
+  size: number,
+  c: number,
+) => void;
+
+export interface GaussSeidelFunctions {
+  sweep: SweepFunction;
+  singles: SinglesFunction;
+  smallSweep: SmallSweepFunction;
+  handOff: HandOffFunction;
+  massAndDangling: MassAndDanglingFunction;
+  googlePull: GooglePullFunction;
+}
+
 /** The kernel instantiated on its memory, in this thread. */
-export function gaussSeidelSweeps(kernel: GaussSeidelKernel): SweepFunction {
-  const instance = new WebAssembly.Instance(kernel.module, { env: { memory: kernel.memory } });
-  return instance.exports['sweep'] as SweepFunction;
+export function gaussSeidelKernel(kernel: GaussSeidelKernel): GaussSeidelFunctions {
+  const { exports } = new WebAssembly.Instance(kernel.module, { env: { memory: kernel.memory } });
+  return {
+    sweep: exports['sweep'] as SweepFunction,
+    singles: exports['singles'] as SinglesFunction,
+    smallSweep: exports['smallSweep'] as SmallSweepFunction,
+    handOff: exports['handOff'] as HandOffFunction,
+    massAndDangling: exports['massAndDangling'] as MassAndDanglingFunction,
+    googlePull: exports['googlePull'] as GooglePullFunction,
+  };
 }

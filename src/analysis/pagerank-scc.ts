@@ -57,7 +57,7 @@ import { shareFloat64, shareInt32, shareUint32, sharedFloat64, sharedInt32 } fro
 import { PARALLEL_POWER_LINKS, outShares, splitByLinks } from './pagerank-power.js';
 import type { SccResult } from './scc.js';
 import { componentsOfLargeGraph } from './scc-pivot.js';
-import { type GaussSeidelKernel, KernelMemory, gaussSeidelKernelModule, gaussSeidelSweeps } from './kernel-memory.js';
+import { type GaussSeidelFunctions, type GaussSeidelKernel, KernelMemory, gaussSeidelKernel, gaussSeidelKernelModule } from './kernel-memory.js';
 
 export interface SccSolverOptions {
   damping: number;
@@ -177,10 +177,11 @@ function useWasmKernel(graph: Graph, options: SccSolverOptions): boolean {
   return graph.edgeCount >= LARGE_COMPONENT_LINKS && graph.edgeCount <= WASM_KERNEL_LINKS;
 }
 
-/** The kernel memory a solve takes: order, in-offsets, in-sources, components, 5 vectors, the other threads' views, the moments. */
+/** The kernel memory a solve takes: order, in-offsets, in-sources, components, 5 vectors, the other threads' views, the moments, the small components' local lists. */
 function kernelBytes(n: number, m: number, threads: number, personalised: boolean): number {
   const b = KernelMemory.bytesFor;
-  return b(n, 4) + b(n + 1, 4) + b(m, 4) + b(n, 4) + (personalised ? b(n, 8) : 0) + 4 * b(n, 8) + b((threads - 1) * n, 8) + b(4 * threads, 8);
+  const lists = b(LARGE_COMPONENT_LINKS + 1, 4) + b(LARGE_COMPONENT_LINKS, 4) + b(LARGE_COMPONENT_LINKS, 8);
+  return b(n, 4) + b(n + 1, 4) + b(m, 4) + b(n, 4) + (personalised ? b(n, 8) : 0) + 4 * b(n, 8) + b((threads - 1) * n, 8) + b(4 * threads, 8) + lists;
 }
 
 export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions): SccSolverResult {
@@ -233,7 +234,11 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
         };
   const { inOffsets, inSources, share, y, z, teleport, uniformValue } = state;
   const uniform = teleport.length === 0;
-  const local = new LocalLists();
+  // With the kernel: the small components' local lists in its memory, at their largest (a small
+  // component has fewer than LARGE_COMPONENT_LINKS in-links, and at least one per page), and the
+  // kernel's functions for this thread.
+  const local = state.kernel === null ? new LocalLists() : LocalLists.fixed(state.kernel.memory, LARGE_COMPONENT_LINKS);
+  const kernel = state.kernel === null ? null : gaussSeidelKernel({ module: state.kernel.module, memory: state.kernel.memory.memory });
   let large: LargeComponentData | null = null;
   let maxSweeps = 0;
   let work = 0;
@@ -253,6 +258,15 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   for (let t = 0; t < scc.count; t++) {
     const s = componentStart[t]!;
     const e = componentStart[t + 1]!;
+    if (e - s === 1 && kernel !== null) {
+      // A run of single pages, each exact in one pull (their sources final), in the kernel.
+      let last = t + 1;
+      while (last < scc.count && componentStart[last + 1]! - componentStart[last]! === 1) last++;
+      work += kernel.singles(order.byteOffset, inOffsets.byteOffset, inSources.byteOffset, share.byteOffset, teleport.byteOffset, y.byteOffset, z.byteOffset,
+        s, componentStart[last]!, c, uniformValue, uniform ? 1 : 0);
+      t = last - 1;
+      continue;
+    }
     if (e - s === 1) {
       // A single page: exact in one pass, its sources all final.
       const j = order[s]!;
@@ -279,7 +293,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
       sweeps = solveLargeComponent(large, s, e, componentId, componentThreads, tolerance, options.maxIterations, onSweep);
       work += sweeps * links + outLinks(state, s, e);
     } else {
-      const solved = solveSmallComponent(state, local, s, e, links, componentId, tolerance, options.maxIterations, onSweep);
+      const solved = solveSmallComponent(state, local, kernel, s, e, links, componentId, tolerance, options.maxIterations, onSweep);
       sweeps = solved.sweeps;
       work += solved.work;
     }
@@ -355,11 +369,27 @@ function shareKeptInside(
 
 /** Reusable buffers for a small component's internal in-links, by local index. */
 class LocalLists {
-  offsets = new Uint32Array(64);
-  sources = new Int32Array(256);
-  constant = new Float64Array(64);
+  offsets: Uint32Array = new Uint32Array(64);
+  sources: Int32Array = new Int32Array(256);
+  constant: Float64Array = new Float64Array(64);
+  /** Allocated once in a kernel's memory: never grown. */
+  private grows = true;
+
+  /** Lists in `memory` for components of fewer than `links` in-links. */
+  static fixed(memory: KernelMemory, links: number): LocalLists {
+    const lists = new LocalLists();
+    lists.offsets = memory.uint32(links + 1);
+    lists.sources = memory.int32(links);
+    lists.constant = memory.float64(links);
+    lists.grows = false;
+    return lists;
+  }
 
   reserve(pages: number, links: number): void {
+    if (!this.grows) {
+      if (this.offsets.length < pages + 1 || this.sources.length < links) throw new Error(`internal error: a small component of ${pages} pages and ${links} in-links is over its lists`);
+      return;
+    }
     if (this.offsets.length < pages + 1) {
       this.offsets = new Uint32Array(2 * (pages + 1));
       this.constant = new Float64Array(2 * pages);
@@ -375,6 +405,7 @@ class LocalLists {
 function solveSmallComponent(
   state: SolveState,
   local: LocalLists,
+  kernel: GaussSeidelFunctions | null,
   s: number,
   e: number,
   /** In-links of the component's pages. */
@@ -419,17 +450,26 @@ function solveSmallComponent(
     let change = 0;
     let mass = 0;
     let retained = 0;
-    for (let k = 0; k < size; k++) {
-      const j = order[s + k]!;
-      let sum = 0;
-      const end = offsets[k + 1]!;
-      for (let r = offsets[k]!; r < end; r++) sum += z[sources[r]!]!;
-      const value = constant[k]! + c * sum;
-      change += Math.abs(value - y[j]!);
-      y[j] = value;
-      z[j] = value * share[j]!;
-      mass += value;
-      retained += internalShare[j]! * value;
+    if (kernel !== null) {
+      const moments = state.kernel!.moments;
+      kernel.smallSweep(order.byteOffset, offsets.byteOffset, sources.byteOffset, constant.byteOffset, share.byteOffset, internalShare.byteOffset,
+        y.byteOffset, z.byteOffset, moments.byteOffset, s, size, c);
+      change = moments[0]!;
+      mass = moments[1]!;
+      retained = moments[2]!;
+    } else {
+      for (let k = 0; k < size; k++) {
+        const j = order[s + k]!;
+        let sum = 0;
+        const end = offsets[k + 1]!;
+        for (let r = offsets[k]!; r < end; r++) sum += z[sources[r]!]!;
+        const value = constant[k]! + c * sum;
+        change += Math.abs(value - y[j]!);
+        y[j] = value;
+        z[j] = value * share[j]!;
+        mass += value;
+        retained += internalShare[j]! * value;
+      }
     }
     sweeps++;
     work += q;
@@ -439,10 +479,13 @@ function solveSmallComponent(
       balancing = balance.balancing;
       lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
-      for (let k = s; k < e; k++) {
-        const j = order[k]!;
-        y[j]! *= scale;
-        z[j]! *= scale;
+      if (kernel !== null) kernel.handOff(order.byteOffset, y.byteOffset, z.byteOffset, 0, s, e, scale, 1, 0);
+      else {
+        for (let k = s; k < e; k++) {
+          const j = order[k]!;
+          y[j]! *= scale;
+          z[j]! *= scale;
+        }
       }
       mass = balanced;
     }
@@ -596,7 +639,8 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
   const views = Array.from({ length: threads }, (_, t) => (t === 0 ? z : copies.subarray((t - 1) * n, t * n)));
   const own = views[thread]!;
   const others = views.filter((_, t) => t !== thread);
-  const sweep = data.kernel === null ? null : gaussSeidelSweeps(data.kernel);
+  const wasm = data.kernel === null ? null : gaussSeidelKernel(data.kernel);
+  const sweep = wasm?.sweep ?? null;
   const ownMoments = data.moments.subarray(4 * thread, 4 * thread + 4);
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
@@ -662,12 +706,19 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
     }
     if (scale !== 1 || threads > 1) {
       // Rescale this thread's range and hand it to the other views (nobody sweeps until the barrier).
-      for (let k = lo; k < hi; k++) {
-        const j = order[k]!;
-        y[j]! *= scale;
-        const passed = own[j]! * scale;
-        own[j] = passed;
-        for (let t = 0; t < others.length; t++) others[t]![j] = passed;
+      if (wasm !== null) {
+        // The same in the kernel: rescaled with the first hand-off (or alone), then copied to the others.
+        const firstOther = others.length > 0 ? others[0]!.byteOffset : 0;
+        wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, firstOther, lo, hi, scale, 1, others.length > 0 ? 1 : 0);
+        for (let t = 1; t < others.length; t++) wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, others[t]!.byteOffset, lo, hi, scale, 0, 1);
+      } else {
+        for (let k = lo; k < hi; k++) {
+          const j = order[k]!;
+          y[j]! *= scale;
+          const passed = own[j]! * scale;
+          own[j] = passed;
+          for (let t = 0; t < others.length; t++) others[t]![j] = passed;
+        }
       }
       barrierWait(barrier, threads);
     }
@@ -786,6 +837,9 @@ export interface GoogleStepData {
   partials: Float64Array;
   /** [||pi G - pi||_1]. */
   result: Float64Array;
+  /** The WebAssembly kernel (every array above but the small ones in its memory) and 4 moments per thread in it; null: JavaScript. */
+  kernel: GaussSeidelKernel | null;
+  moments: Float64Array;
 }
 
 function checkData(state: SolveState, n: number, threads: number): GoogleStepData {
@@ -805,6 +859,8 @@ function checkData(state: SolveState, n: number, threads: number): GoogleStepDat
     params,
     partials: sharedFloat64(3 * threads),
     result: sharedFloat64(1),
+    kernel: state.kernel === null ? null : { module: state.kernel.module, memory: state.kernel.memory.memory },
+    moments: state.kernel?.moments ?? new Float64Array(0),
   };
 }
 
@@ -827,12 +883,20 @@ export function googleStepThread(context: TaskContext<GoogleStepData>): void {
   const uniform = teleport.length === 0;
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
+  const wasm = data.kernel === null ? null : gaussSeidelKernel(data.kernel);
+  const ownMoments = data.moments.subarray(4 * thread, 4 * thread + 4);
   let mass = 0;
   let dangling = 0;
-  for (let v = lo; v < hi; v++) {
-    const value = y[v]!;
-    mass += value;
-    if (share[v] === 0) dangling += value;
+  if (wasm !== null) {
+    wasm.massAndDangling(y.byteOffset, share.byteOffset, ownMoments.byteOffset, lo, hi);
+    mass = ownMoments[0]!;
+    dangling = ownMoments[1]!;
+  } else {
+    for (let v = lo; v < hi; v++) {
+      const value = y[v]!;
+      mass += value;
+      if (share[v] === 0) dangling += value;
+    }
   }
   partials[3 * thread] = mass;
   partials[3 * thread + 1] = dangling;
@@ -846,14 +910,21 @@ export function googleStepThread(context: TaskContext<GoogleStepData>): void {
   const scale = 1 / mass;
   const jump = (c * dangling) / mass + 1 - c;
   let residual = 0;
-  let q = inOffsets[lo]!;
-  for (let v = lo; v < hi; v++) {
-    const end = inOffsets[v + 1]!;
-    let sum = 0;
-    for (; q < end; q++) sum += z[inSources[q]!]!;
-    const value = c * scale * sum + jump * (uniform ? uniformValue : teleport[v]!);
-    stepped[v] = value;
-    residual += Math.abs(value - y[v]! * scale);
+  if (wasm !== null) {
+    // c * scale * sum is (c * scale) * sum: the kernel gets c * scale as one number, the same bits.
+    wasm.googlePull(inOffsets.byteOffset, inSources.byteOffset, z.byteOffset, y.byteOffset, teleport.byteOffset, stepped.byteOffset, ownMoments.byteOffset,
+      lo, hi, c * scale, jump, scale, uniformValue, uniform ? 1 : 0);
+    residual = ownMoments[0]!;
+  } else {
+    let q = inOffsets[lo]!;
+    for (let v = lo; v < hi; v++) {
+      const end = inOffsets[v + 1]!;
+      let sum = 0;
+      for (; q < end; q++) sum += z[inSources[q]!]!;
+      const value = c * scale * sum + jump * (uniform ? uniformValue : teleport[v]!);
+      stepped[v] = value;
+      residual += Math.abs(value - y[v]! * scale);
+    }
   }
   partials[3 * thread + 2] = residual;
   barrierWait(barrier, threads);

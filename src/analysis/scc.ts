@@ -9,6 +9,7 @@
  */
 import type { Graph } from '../graph/graph.js';
 import { sharedInt32 } from '../parallel/shared-memory.js';
+import { KernelMemory, sccKernel } from './kernel-memory.js';
 
 export interface SccResult {
   /** component[v] = id of v's component. Ids are in Tarjan's finishing order: sink components first. */
@@ -34,9 +35,25 @@ export interface SccResult {
 export interface SccOptions {
   /** Also return the pages in depth-first finishing order (one more integer per page). */
   finishOrder?: boolean;
+  /** 'wasm': the search as WebAssembly (kernels/scc.wat); 'js'; 'auto' (the default): wasm up to WASM_SCC_LINKS links, without finishOrder. The same ids either way. */
+  kernel?: 'auto' | 'wasm' | 'js';
 }
 
+/**
+ * Up to this many links Tarjan's search runs as WebAssembly, on a copy of the out-links in its
+ * memory (4 bytes per link, 32 per page, for the search's time only): the same search without
+ * V8's bounds checks, and compiled before it starts rather than while it runs (on cnr-2000 in a
+ * fresh process: see pagerank-performance.md). Above, the copy would cost the memory big graphs
+ * need, and the components of graphs that big come from the pivot's searches (scc-pivot.ts).
+ */
+export const WASM_SCC_LINKS = 20_000_000;
+
 export function stronglyConnectedComponents(graph: Graph, options: SccOptions = {}): SccResult {
+  const kernel = options.kernel ?? 'auto';
+  if (options.finishOrder === true && kernel === 'wasm') throw new Error('the WebAssembly search does not record the finishing order');
+  if (kernel === 'wasm' || (kernel === 'auto' && options.finishOrder !== true && graph.edgeCount > 0 && graph.edgeCount <= WASM_SCC_LINKS)) {
+    return tarjanInKernel(graph);
+  }
   const search = new TarjanSearch(graph, options.finishOrder === true);
   for (let root = 0; root < graph.nodeCount; root++) if (search.index[root] === -1) search.from(root);
   return search.result();
@@ -149,20 +166,48 @@ export class TarjanSearch {
   }
 
   result(): SccResult {
-    const { count, component } = this;
-    const sizeArray = Int32Array.from(this.sizes);
-    let largestId = -1;
-    let largest = 0;
-    for (let c = 0; c < count; c++) {
-      if (sizeArray[c]! > largest) {
-        largest = sizeArray[c]!;
-        largestId = c;
-      }
-    }
-    const result: SccResult = { component, count, sizes: sizeArray, largestId, largest };
+    const result = sccResult(this.component, this.count, Int32Array.from(this.sizes));
     if (this.finishOrder !== null) result.finishOrder = this.finishOrder;
     return result;
   }
+}
+
+function sccResult(component: Int32Array, count: number, sizes: Int32Array): SccResult {
+  let largestId = -1;
+  let largest = 0;
+  for (let c = 0; c < count; c++) {
+    if (sizes[c]! > largest) {
+      largest = sizes[c]!;
+      largestId = c;
+    }
+  }
+  return { component, count, sizes, largestId, largest };
+}
+
+/** Tarjan's search as WebAssembly (kernels/scc.wat) on a copy of the out-links: the same components and ids as TarjanSearch. */
+function tarjanInKernel(graph: Graph): SccResult {
+  const n = graph.nodeCount;
+  const m = graph.edgeCount;
+  const bytes = KernelMemory.bytesFor;
+  const memory = new KernelMemory(bytes(n + 1, 4) + bytes(m, 4) + 7 * bytes(n, 4));
+  const outOffsets = memory.uint32(n + 1);
+  outOffsets.set(graph.outOffsets);
+  const outTargets = memory.int32(m);
+  outTargets.set(graph.outTargets);
+  const index = memory.int32(n).fill(-1);
+  const low = memory.int32(n);
+  const found = memory.int32(n).fill(-1);
+  const stack = memory.int32(n);
+  const callPage = memory.int32(n);
+  const callEdge = memory.int32(n);
+  const sizes = memory.int32(n);
+  const tarjan = sccKernel(memory);
+  const count = tarjan(outOffsets.byteOffset, outTargets.byteOffset, index.byteOffset, low.byteOffset, found.byteOffset, stack.byteOffset,
+    callPage.byteOffset, callEdge.byteOffset, sizes.byteOffset, n);
+  // Out of the kernel's memory, which is dropped: the components on shared memory, as TarjanSearch gives them.
+  const component = sharedInt32(n);
+  component.set(found);
+  return sccResult(component, count, sizes.slice(0, count));
 }
 
 /** A copy of `array` twice as long. */

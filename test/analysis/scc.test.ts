@@ -121,6 +121,33 @@ function assertTopological(graph: Graph, component: Int32Array, what: string): v
   }
 }
 
+describe('Tarjan as WebAssembly (kernels/scc.wat)', () => {
+  it('gives the same component ids as the JavaScript search, on random graphs and on cnr-2000', async () => {
+    const random = new Random(41);
+    const graphs: Graph[] = [];
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 1 + random.nextInt(300);
+      const pairs: Array<[number, number]> = [];
+      for (let i = 0; i < random.nextInt(4 * n) + 1; i++) pairs.push([random.nextInt(n), random.nextInt(n)]);
+      graphs.push(graphOf(n, pairs));
+    }
+    graphs.push((await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph);
+    for (const [i, graph] of graphs.entries()) {
+      const js = stronglyConnectedComponents(graph, { kernel: 'js' });
+      const wasm = stronglyConnectedComponents(graph, { kernel: 'wasm' });
+      assert.equal(wasm.count, js.count, `graph ${i}`);
+      assert.deepEqual(Array.from(wasm.component), Array.from(js.component), `graph ${i}`);
+      assert.deepEqual(Array.from(wasm.sizes), Array.from(js.sizes), `graph ${i}`);
+      assert.equal(wasm.largestId, js.largestId);
+      assert.ok(wasm.component.buffer instanceof SharedArrayBuffer, 'the components on shared memory');
+    }
+    // 'auto' takes it for these graphs, and Tarjan in JavaScript when the finishing order is asked.
+    assert.equal(stronglyConnectedComponents(graphs.at(-1)!).count, 100_977);
+    assert.ok(stronglyConnectedComponents(graphs.at(-1)!, { finishOrder: true }).finishOrder !== undefined);
+    assert.throws(() => stronglyConnectedComponents(graphs[0]!, { kernel: 'wasm', finishOrder: true }), /finishing order/);
+  });
+});
+
 describe('strongly connected components around a pivot', () => {
   it('picks the page with the largest in-degree times out-degree', () => {
     // 2 has in 2, out 1 (product 2); 1 has in 1, out 3 (product 3).
