@@ -115,8 +115,23 @@ export type SweepFunction = (
   measure: number,
 ) => void;
 
-/** The kernel's `handOff`: y and z rescaled over a range (rescale = 1), z copied into another view (copy = 1). */
-export type HandOffFunction = (order: number, y: number, z: number, other: number, a: number, b: number, scale: number, rescale: number, copy: number) => void;
+/** The kernel's `handOff`: y and z rescaled over a range (rescale = 1), extrapolated (extrapolate = 1), kept as the next sweep's start (keep = 1), z copied into another view (copy = 1). */
+export type HandOffFunction = (
+  order: number,
+  y: number,
+  z: number,
+  other: number,
+  a: number,
+  b: number,
+  scale: number,
+  rescale: number,
+  copy: number,
+  previous: number,
+  share: number,
+  factor: number,
+  extrapolate: number,
+  keep: number,
+) => void;
 
 /** The check's two passes (googleStepThread): the mass and dangling mass of y, then the pull with its residual. */
 export type MassAndDanglingFunction = (y: number, share: number, out: number, a: number, b: number) => void;

@@ -85,6 +85,12 @@ export interface SccSolverOptions {
    * give the same bits.
    */
   kernel?: 'auto' | 'wasm' | 'js';
+  /**
+   * Extrapolate the large components' sweeps (ChangeTrend); default: up to WASM_KERNEL_LINKS links.
+   * It costs 8 bytes per page, and on the 10^8-link benchmark graph it never applied (its giant
+   * component's change ratio never held within 1%; measured 2026-11-25), so larger graphs go without.
+   */
+  extrapolate?: boolean;
 }
 
 /**
@@ -168,7 +174,7 @@ interface SolveState {
   /** z = y * share: what a page passes to each successor. */
   z: Float64Array;
   /** With the WebAssembly kernel: its memory (every array above but the out-links is in it), the other threads' views and the sweeps' moments. */
-  kernel: { memory: KernelMemory; module: WebAssembly.Module; copies: Float64Array; moments: Float64Array } | null;
+  kernel: { memory: KernelMemory; module: WebAssembly.Module; copies: Float64Array; moments: Float64Array; previous: Float64Array } | null;
 }
 
 function useWasmKernel(graph: Graph, options: SccSolverOptions): boolean {
@@ -177,11 +183,11 @@ function useWasmKernel(graph: Graph, options: SccSolverOptions): boolean {
   return graph.edgeCount >= LARGE_COMPONENT_LINKS && graph.edgeCount <= WASM_KERNEL_LINKS;
 }
 
-/** The kernel memory a solve takes: order, in-offsets, in-sources, components, 5 vectors, the other threads' views, the moments, the small components' local lists. */
+/** The kernel memory a solve takes: order, in-offsets, in-sources, components, 6 vectors, the other threads' views, the moments, the small components' local lists. */
 function kernelBytes(n: number, m: number, threads: number, personalised: boolean): number {
   const b = KernelMemory.bytesFor;
   const lists = b(LARGE_COMPONENT_LINKS + 1, 4) + b(LARGE_COMPONENT_LINKS, 4) + b(LARGE_COMPONENT_LINKS, 8);
-  return b(n, 4) + b(n + 1, 4) + b(m, 4) + b(n, 4) + (personalised ? b(n, 8) : 0) + 4 * b(n, 8) + b((threads - 1) * n, 8) + b(4 * threads, 8) + lists;
+  return b(n, 4) + b(n + 1, 4) + b(m, 4) + b(n, 4) + (personalised ? b(n, 8) : 0) + 5 * b(n, 8) + b((threads - 1) * n, 8) + b(4 * threads, 8) + lists;
 }
 
 export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions): SccSolverResult {
@@ -230,7 +236,13 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
           internalShare: kernelMemory.float64(n),
           y: kernelMemory.float64(n),
           z: kernelMemory.float64(n),
-          kernel: { memory: kernelMemory, module: gaussSeidelKernelModule(), copies: kernelMemory.float64((threads - 1) * n), moments: kernelMemory.float64(4 * threads) },
+          kernel: {
+            memory: kernelMemory,
+            module: gaussSeidelKernelModule(),
+            copies: kernelMemory.float64((threads - 1) * n),
+            moments: kernelMemory.float64(4 * threads),
+            previous: kernelMemory.float64(n),
+          },
         };
   const { inOffsets, inSources, share, y, z, teleport, uniformValue } = state;
   const uniform = teleport.length === 0;
@@ -288,7 +300,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
     const componentId = scc.count - 1 - t;
     let sweeps: number;
     if (links >= LARGE_COMPONENT_LINKS) {
-      large ??= largeComponentData(state, threads);
+      large ??= largeComponentData(state, threads, options.extrapolate ?? graph.edgeCount <= WASM_KERNEL_LINKS);
       const componentThreads = links >= PARALLEL_COMPONENT_LINKS ? threads : 1;
       sweeps = solveLargeComponent(large, s, e, componentId, componentThreads, tolerance, options.maxIterations, onSweep);
       work += sweeps * links + outLinks(state, s, e);
@@ -479,7 +491,7 @@ function solveSmallComponent(
       balancing = balance.balancing;
       lastCorrection = balance.correction;
       change += Math.abs(balanced - mass);
-      if (kernel !== null) kernel.handOff(order.byteOffset, y.byteOffset, z.byteOffset, 0, s, e, scale, 1, 0);
+      if (kernel !== null) kernel.handOff(order.byteOffset, y.byteOffset, z.byteOffset, 0, s, e, scale, 1, 0, 0, 0, 0, 0, 0);
       else {
         for (let k = s; k < e; k++) {
           const j = order[k]!;
@@ -543,6 +555,8 @@ export interface LargeComponentData {
   /** The WebAssembly kernel and, in its memory, 4 moments per thread it writes; null: the sweeps in JavaScript. */
   kernel: GaussSeidelKernel | null;
   moments: Float64Array;
+  /** y as the last sweep started (the extrapolation's difference), n values (in the kernel's memory with the kernel); empty: no extrapolation. */
+  previous: Float64Array;
   /** Thread t sweeps positions bounds[t] .. bounds[t+1] (about equal numbers of in-links). */
   bounds: Int32Array;
   /** [damping, tolerance, maximum sweeps, component id, first position, end position, 1/n]. */
@@ -553,7 +567,7 @@ export interface LargeComponentData {
   result: Int32Array;
 }
 
-function largeComponentData(state: SolveState, threads: number): LargeComponentData {
+function largeComponentData(state: SolveState, threads: number, extrapolate: boolean): LargeComponentData {
   const { inOffsets, inSources, outOffsets, outTargets, component, order, share, internalShare, teleport, y, z } = state;
   const params = sharedFloat64(7);
   params[0] = state.c;
@@ -574,6 +588,7 @@ function largeComponentData(state: SolveState, threads: number): LargeComponentD
     copies: state.kernel?.copies ?? new Float64Array(0),
     kernel: state.kernel === null ? null : { module: state.kernel.module, memory: state.kernel.memory.memory },
     moments: state.kernel?.moments ?? new Float64Array(0),
+    previous: !extrapolate ? new Float64Array(0) : (state.kernel?.previous ?? sharedFloat64(state.z.length)),
     bounds: sharedInt32(threads + 1),
     params,
     partials: sharedFloat64(8 * threads),
@@ -615,6 +630,46 @@ function solveLargeComponent(
 }
 
 /**
+ * When to extrapolate a large component's sweeps, and by how much. Once Gauss-Seidel settles into
+ * its slowest mode the error shrinks by a steady ratio r per sweep, e_k ~ r^k v, and so does the
+ * L1 change between sweeps; then the limit is about x_k + (x_k - x_{k-1}) r / (1 - r) (the power
+ * extrapolation of Kamvar, Haveliwala, Manning and Golub 2003, "Extrapolation methods for
+ * accelerating PageRank computations", on Gauss-Seidel's sweeps instead of power iterations).
+ * It is applied when the ratio of successive changes has held within 1% for two sweeps, is at most
+ * 0.95, and the change is still far (100x) above the stopping tolerance, where rounding does not
+ * yet disturb the ratio; then the ratio must settle again before the next one. On cnr-2000 this
+ * cut the work to 5e-12 from 48.9 to 41 power iterations' worth, with half the L1 error
+ * (measured 2026-11-25).
+ */
+export class ChangeTrend {
+  private lastChange = 0;
+  private lastRatio = 0;
+  private steady = 0;
+  /** The change of the sweep an extrapolation followed (0: none pending). */
+  private extrapolatedAt = 0;
+  private off = false;
+
+  /** After a sweep of relative change change/mass: the extrapolation factor r / (1 - r), or 0 for none. */
+  extrapolation(change: number, mass: number, tolerance: number): number {
+    if (this.extrapolatedAt > 0) {
+      // The sweep after an extrapolation changed more than the one before it: the error was not in
+      // one steady mode (an oscillating one, as the block Jacobi between threads' ranges can make).
+      // Gauss-Seidel recovers from the worse start; no more extrapolation for this component.
+      if (change > this.extrapolatedAt) this.off = true;
+      this.extrapolatedAt = 0;
+    }
+    const ratio = this.lastChange > 0 ? change / this.lastChange : 0;
+    this.steady = ratio > 0 && Math.abs(ratio - this.lastRatio) < 0.01 * ratio ? this.steady + 1 : 0;
+    this.lastRatio = ratio;
+    this.lastChange = change;
+    if (this.off || this.steady < 2 || ratio > 0.95 || !(change > 100 * tolerance * mass)) return 0;
+    this.steady = 0;
+    this.extrapolatedAt = change;
+    return ratio / (1 - ratio);
+  }
+}
+
+/**
  * One thread's part of a large component's solve (also run by the worker
  * threads). Each thread sweeps its own range of the component's pages by
  * Gauss-Seidel, reading its own view of the vector: its range as it goes,
@@ -628,7 +683,7 @@ function solveLargeComponent(
  */
 export function sweepLargeComponent(context: TaskContext<LargeComponentData>, onSweep?: (sweep: number, relativeChange: number) => void): void {
   const { data, thread, threads, barrier } = context;
-  const { order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, teleport, y, z, copies, bounds, params, partials } = data;
+  const { order, inOffsets, inSources, outOffsets, outTargets, component, share, internalShare, teleport, y, z, copies, previous, bounds, params, partials } = data;
   const n = z.length;
   const c = params[0]!;
   const tolerance = params[1]!;
@@ -636,6 +691,7 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
   const componentId = params[3]!;
   const uniformValue = params[6]!;
   const uniform = teleport.length === 0;
+  const extrapolating = previous.length > 0;
   const views = Array.from({ length: threads }, (_, t) => (t === 0 ? z : copies.subarray((t - 1) * n, t * n)));
   const own = views[thread]!;
   const others = views.filter((_, t) => t !== thread);
@@ -651,6 +707,7 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
     teleportMass += value;
     y[j] = value;
     z[j] = value * share[j]!;
+    if (extrapolating) previous[j] = value;
     internalShare[j] = shareKeptInside(j, componentId, outOffsets, outTargets, component, share);
   }
   partials[4 * thread + 3] = teleportMass;
@@ -664,6 +721,7 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
   let balancing = true;
   let lastCorrection = Infinity;
   let sweeps = 0;
+  const trend = extrapolating ? new ChangeTrend() : null;
   while (sweeps < maxSweeps) {
     const first = sweeps === 0;
     let m: Float64Array;
@@ -704,24 +762,34 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
       change += Math.abs(balance.balanced - mass);
       mass = balance.balanced;
     }
-    if (scale !== 1 || threads > 1) {
-      // Rescale this thread's range and hand it to the other views (nobody sweeps until the barrier).
-      if (wasm !== null) {
-        // The same in the kernel: rescaled with the first hand-off (or alone), then copied to the others.
-        const firstOther = others.length > 0 ? others[0]!.byteOffset : 0;
-        wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, firstOther, lo, hi, scale, 1, others.length > 0 ? 1 : 0);
-        for (let t = 1; t < others.length; t++) wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, others[t]!.byteOffset, lo, hi, scale, 0, 1);
-      } else {
-        for (let k = lo; k < hi; k++) {
-          const j = order[k]!;
-          y[j]! *= scale;
-          const passed = own[j]! * scale;
-          own[j] = passed;
-          for (let t = 0; t < others.length; t++) others[t]![j] = passed;
-        }
+    // Every thread takes the same decision from the same totals.
+    const factor = trend === null ? 0 : trend.extrapolation(change, mass, tolerance);
+    // Rescale this thread's range (the balance), extrapolate it, keep it as the next sweep's start
+    // and hand it to the other views (nobody sweeps until the barrier).
+    if (wasm !== null) {
+      // The same in the kernel: with the first hand-off (or alone), then copied to the others.
+      const firstOther = others.length > 0 ? others[0]!.byteOffset : 0;
+      wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, firstOther, lo, hi, scale, 1, others.length > 0 ? 1 : 0,
+        previous.byteOffset, share.byteOffset, factor, factor > 0 ? 1 : 0, extrapolating ? 1 : 0);
+      for (let t = 1; t < others.length; t++) {
+        wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, others[t]!.byteOffset, lo, hi, scale, 0, 1, previous.byteOffset, share.byteOffset, 0, 0, 0);
       }
-      barrierWait(barrier, threads);
+    } else {
+      for (let k = lo; k < hi; k++) {
+        const j = order[k]!;
+        y[j]! *= scale;
+        own[j]! *= scale;
+        if (factor > 0) {
+          const extrapolated = y[j]! + (y[j]! - previous[j]!) * factor;
+          y[j] = extrapolated;
+          own[j] = extrapolated * share[j]!;
+        }
+        if (extrapolating) previous[j] = y[j]!;
+        const passed = own[j]!;
+        for (let t = 0; t < others.length; t++) others[t]![j] = passed;
+      }
     }
+    if (threads > 1) barrierWait(barrier, threads);
     if (thread === 0) onSweep?.(sweeps, mass > 0 ? change / mass : 0);
     if (change <= tolerance * mass) break;
   }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { KernelMemory } from '../../src/analysis/kernel-memory.js';
-import { LARGE_COMPONENT_LINKS, WASM_KERNEL_LINKS, pagerankBySccGaussSeidel } from '../../src/analysis/pagerank-scc.js';
+import { ChangeTrend, LARGE_COMPONENT_LINKS, WASM_KERNEL_LINKS, pagerankBySccGaussSeidel } from '../../src/analysis/pagerank-scc.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { stronglyConnectedComponents } from '../../src/analysis/scc.js';
 import { loadGraph } from '../../src/formats/load.js';
@@ -88,5 +88,40 @@ describe('the WebAssembly Gauss-Seidel kernel', () => {
     // The memory is whole 64 KB pages: asking past them fails with a clear error.
     assert.throws(() => memory.float64(10_000), /kernel memory exhausted/);
     assert.throws(() => new KernelMemory(5 * 2 ** 30), /over WebAssembly's 4 GB/);
+  });
+});
+
+describe("Gauss-Seidel's extrapolation of the large components' sweeps", () => {
+  it('extrapolates by r / (1 - r) once the ratio of successive changes has held for two sweeps, and stops when one makes things worse', () => {
+    const trend = new ChangeTrend();
+    // Changes shrinking by 0.8 a sweep, far above the tolerance (mass 1, tolerance 1e-10).
+    assert.equal(trend.extrapolation(1e-2, 1, 1e-10), 0);
+    assert.equal(trend.extrapolation(8e-3, 1, 1e-10), 0);
+    assert.equal(trend.extrapolation(6.4e-3, 1, 1e-10), 0);
+    const factor = trend.extrapolation(5.12e-3, 1, 1e-10);
+    assert.ok(Math.abs(factor - 0.8 / 0.2) < 1e-9, `factor ${factor}`);
+    // The sweep after it changed more than the one before: no more extrapolation.
+    assert.equal(trend.extrapolation(6e-3, 1, 1e-10), 0);
+    for (let change = 4.8e-3; change > 1e-6; change *= 0.8) assert.equal(trend.extrapolation(change, 1, 1e-10), 0);
+    // A ratio over 0.95, or changes within 100x of the tolerance: none.
+    const slow = new ChangeTrend();
+    for (let change = 1, k = 0; k < 10; k++, change *= 0.97) assert.equal(slow.extrapolation(change, 1, 1e-10), 0);
+    const close = new ChangeTrend();
+    for (let change = 1e-9, k = 0; k < 10; k++, change *= 0.8) assert.equal(close.extrapolation(change, 1, 1e-10), 0);
+  });
+
+  it('cuts the work on cnr-2000 and keeps the answer within the tolerance of power iteration, on 1 and 2 threads', async () => {
+    const { graph } = await loadGraph(testData('cnr-2000', 'cnr-2000.graph'));
+    const scc = stronglyConnectedComponents(graph);
+    const reference = pagerank(graph, { solver: 'power', tolerance: 1e-13, maxIterations: 2000 }).scores;
+    for (const threads of [1, 2]) {
+      const run = (extrapolate: boolean) =>
+        pagerankBySccGaussSeidel(graph, { damping: 0.85, tolerance: 5e-12, maxIterations: 1000, teleport: null, threads, scc, extrapolate });
+      const plain = run(false);
+      const extrapolated = run(true);
+      assert.ok(extrapolated.equivalentIterations < 0.95 * plain.equivalentIterations, `${threads} threads: ${extrapolated.equivalentIterations} against ${plain.equivalentIterations}`);
+      assert.ok(l1Distance(extrapolated.scores, reference) < 1e-11, `${threads} threads: L1 ${l1Distance(extrapolated.scores, reference)}`);
+      assert.ok(l1Distance(plain.scores, reference) < 1e-11);
+    }
   });
 });

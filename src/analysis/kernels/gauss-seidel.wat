@@ -81,13 +81,16 @@
     (f64.store offset=8 (local.get $out) (local.get $mass))
     (f64.store offset=16 (local.get $out) (local.get $retained))
     (f64.store offset=24 (local.get $out) (local.get $inflow)))
-;; After a sweep: for k in [a, b), j = order[k]: y[j] *= scale, z[j] *= scale
-  ;; (rescale = 1; the mass balance), and other[j] = z[j] (copy = 1: the hand-off of this
-  ;; thread's range to another thread's view of the vector; pagerank-scc.ts, sweepLargeComponent).
+;; After a sweep (pagerank-scc.ts, sweepLargeComponent), for k in [a, b), j = order[k]:
+  ;; y[j] *= scale, z[j] *= scale (rescale = 1; the mass balance); then with extrapolate = 1,
+  ;; y[j] += (y[j] - previous[j]) * factor and z[j] = y[j] * share[j]; previous[j] = y[j]
+  ;; (keep = 1: the next sweep's start); other[j] = z[j] (copy = 1: the hand-off of this
+  ;; thread's range to another thread's view of the vector).
   (func $handOff (export "handOff")
     (param $order i32) (param $y i32) (param $z i32) (param $other i32)
     (param $a i32) (param $b i32) (param $scale f64) (param $rescale i32) (param $copy i32)
-    (local $k i32) (local $at i32) (local $passed f64)
+    (param $previous i32) (param $share i32) (param $factor f64) (param $extrapolate i32) (param $keep i32)
+    (local $k i32) (local $at i32) (local $value f64)
     (local.set $k (local.get $a))
     (block $done
       (loop $pages
@@ -100,13 +103,29 @@
               (f64.mul (f64.load (i32.add (local.get $y) (local.get $at))) (local.get $scale)))
             (f64.store (i32.add (local.get $z) (local.get $at))
               (f64.mul (f64.load (i32.add (local.get $z) (local.get $at))) (local.get $scale)))))
+        (if (local.get $extrapolate)
+          (then
+            (local.set $value (f64.load (i32.add (local.get $y) (local.get $at))))
+            (local.set $value
+              (f64.add (local.get $value)
+                (f64.mul
+                  (f64.sub (local.get $value) (f64.load (i32.add (local.get $previous) (local.get $at))))
+                  (local.get $factor))))
+            (f64.store (i32.add (local.get $y) (local.get $at)) (local.get $value))
+            (f64.store (i32.add (local.get $z) (local.get $at))
+              (f64.mul (local.get $value) (f64.load (i32.add (local.get $share) (local.get $at)))))))
+        (if (local.get $keep)
+          (then
+            (f64.store (i32.add (local.get $previous) (local.get $at))
+              (f64.load (i32.add (local.get $y) (local.get $at))))))
         (if (local.get $copy)
           (then
             (f64.store (i32.add (local.get $other) (local.get $at))
               (f64.load (i32.add (local.get $z) (local.get $at))))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $pages))))
-;; The check's first pass (pagerank-scc.ts, googleStepThread) over pages [a, b):
+
+  ;; The check's first pass (pagerank-scc.ts, googleStepThread) over pages [a, b):
   ;; out[0] = sum of y[v], out[1] = sum of y[v] over dangling pages (share[v] = 0).
   (func $massAndDangling (export "massAndDangling")
     (param $y i32) (param $share i32) (param $out i32) (param $a i32) (param $b i32)
