@@ -13,6 +13,13 @@ const PAGE_BYTES = 65_536;
 /** wasm32 addresses 4 GB at most. */
 const MAX_PAGES = 65_536;
 
+/**
+ * The largest kernel memory a caller should ask for: half of what wasm32 addresses. A graph of
+ * few links and very many pages can need more than its links suggest (the kernels' arrays are
+ * per page); its callers then keep to JavaScript.
+ */
+export const MAX_KERNEL_BYTES = 2 ** 31;
+
 const compiled = new Map<string, WebAssembly.Module>();
 
 function compiledModule(base64: string): WebAssembly.Module {

@@ -57,7 +57,7 @@ import { shareFloat64, shareInt32, shareUint32, sharedFloat64, sharedInt32 } fro
 import { PARALLEL_POWER_LINKS, outShares, splitByLinks } from './pagerank-power.js';
 import type { SccResult } from './scc.js';
 import { componentsOfLargeGraph } from './scc-pivot.js';
-import { type GaussSeidelFunctions, type GaussSeidelKernel, KernelMemory, gaussSeidelKernel, gaussSeidelKernelModule } from './kernel-memory.js';
+import { type GaussSeidelFunctions, type GaussSeidelKernel, KernelMemory, MAX_KERNEL_BYTES, gaussSeidelKernel, gaussSeidelKernelModule } from './kernel-memory.js';
 
 export interface SccSolverOptions {
   damping: number;
@@ -178,10 +178,14 @@ interface SolveState {
   kernel: { memory: KernelMemory; module: WebAssembly.Module; copies: Float64Array; moments: Float64Array; previous: Float64Array } | null;
 }
 
-function useWasmKernel(graph: Graph, options: SccSolverOptions): boolean {
+function useWasmKernel(graph: Graph, options: SccSolverOptions, threads: number): boolean {
   const choice = options.kernel ?? 'auto';
   if (choice !== 'auto') return choice === 'wasm';
-  return graph.edgeCount >= LARGE_COMPONENT_LINKS && graph.edgeCount <= WASM_KERNEL_LINKS;
+  return (
+    graph.edgeCount >= LARGE_COMPONENT_LINKS &&
+    graph.edgeCount <= WASM_KERNEL_LINKS &&
+    kernelBytes(graph.nodeCount, graph.edgeCount, threads, options.teleport !== null) <= MAX_KERNEL_BYTES
+  );
 }
 
 /** The kernel memory a solve takes: order, in-offsets, in-sources, components, 6 vectors, the other threads' views, the moments, the small components' local lists. */
@@ -198,7 +202,7 @@ export function pagerankBySccGaussSeidel(graph: Graph, options: SccSolverOptions
   const threads = Math.max(1, Math.floor(options.threads));
   if (threads > 1) warmUpWorkers(threads);
   const scc = options.scc ?? componentsOfLargeGraph(graph, threads);
-  const kernelMemory = useWasmKernel(graph, options) ? new KernelMemory(kernelBytes(n, graph.edgeCount, threads, options.teleport !== null)) : null;
+  const kernelMemory = useWasmKernel(graph, options, threads) ? new KernelMemory(kernelBytes(n, graph.edgeCount, threads, options.teleport !== null)) : null;
   const { order, componentStart } = membersByComponent(n, scc, kernelMemory?.int32(n) ?? sharedInt32(n));
   const inKernel = <T extends Float64Array | Int32Array | Uint32Array>(array: T, make: (count: number) => T): T => {
     const copy = make(array.length);

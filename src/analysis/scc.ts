@@ -9,7 +9,7 @@
  */
 import type { Graph } from '../graph/graph.js';
 import { sharedInt32 } from '../parallel/shared-memory.js';
-import { KernelMemory, sccKernel } from './kernel-memory.js';
+import { KernelMemory, MAX_KERNEL_BYTES, sccKernel } from './kernel-memory.js';
 
 export interface SccResult {
   /** component[v] = id of v's component. Ids are in Tarjan's finishing order: sink components first. */
@@ -51,7 +51,10 @@ export const WASM_SCC_LINKS = 20_000_000;
 export function stronglyConnectedComponents(graph: Graph, options: SccOptions = {}): SccResult {
   const kernel = options.kernel ?? 'auto';
   if (options.finishOrder === true && kernel === 'wasm') throw new Error('the WebAssembly search does not record the finishing order');
-  if (kernel === 'wasm' || (kernel === 'auto' && options.finishOrder !== true && graph.edgeCount > 0 && graph.edgeCount <= WASM_SCC_LINKS)) {
+  if (
+    kernel === 'wasm' ||
+    (kernel === 'auto' && options.finishOrder !== true && graph.edgeCount > 0 && graph.edgeCount <= WASM_SCC_LINKS && tarjanKernelBytes(graph) <= MAX_KERNEL_BYTES)
+  ) {
     return tarjanInKernel(graph);
   }
   const search = new TarjanSearch(graph, options.finishOrder === true);
@@ -185,11 +188,15 @@ function sccResult(component: Int32Array, count: number, sizes: Int32Array): Scc
 }
 
 /** Tarjan's search as WebAssembly (kernels/scc.wat) on a copy of the out-links: the same components and ids as TarjanSearch. */
+function tarjanKernelBytes(graph: Graph): number {
+  const bytes = KernelMemory.bytesFor;
+  return bytes(graph.nodeCount + 1, 4) + bytes(graph.edgeCount, 4) + 7 * bytes(graph.nodeCount, 4);
+}
+
 function tarjanInKernel(graph: Graph): SccResult {
   const n = graph.nodeCount;
   const m = graph.edgeCount;
-  const bytes = KernelMemory.bytesFor;
-  const memory = new KernelMemory(bytes(n + 1, 4) + bytes(m, 4) + 7 * bytes(n, 4));
+  const memory = new KernelMemory(tarjanKernelBytes(graph));
   const outOffsets = memory.uint32(n + 1);
   outOffsets.set(graph.outOffsets);
   const outTargets = memory.int32(m);
