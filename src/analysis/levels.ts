@@ -9,11 +9,22 @@
  */
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
+import { barrierWait } from '../parallel/barrier.js';
+import { type TaskContext, defaultThreads, runParallel } from '../parallel/pool.js';
+import { isShared, sharedInt32 } from '../parallel/shared-memory.js';
 
 export interface LevelsOptions {
   /** Stop expanding after this many clicks; pages further away count as unreachable. */
   maxLevel?: number;
+  /**
+   * Threads for the search (this one included); default: the machine's cores from
+   * PARALLEL_BFS_LINKS links on. The levels are the same whatever the number.
+   */
+  threads?: number;
 }
+
+/** From this many links the search runs on all threads (below, a worker's hand-off costs more than it saves). */
+export const PARALLEL_BFS_LINKS = 2_000_000;
 
 export interface LevelsResult {
   /** level[v] = clicks from the nearest root, or -1 when v is not reached. */
@@ -30,9 +41,13 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
   const n = graph.nodeCount;
   const limit = options.maxLevel ?? Infinity;
   if (!(limit >= 0)) throw new OptionError('max-level', `must be a non-negative integer, got ${limit}`);
-  const { outOffsets, outTargets } = graph;
-  const level = new Int32Array(n).fill(-1);
-  const queue = new Int32Array(n);
+  if (options.threads !== undefined && !(Number.isInteger(options.threads) && options.threads >= 1)) {
+    throw new OptionError('threads', `must be a positive integer, got ${options.threads}`);
+  }
+  const threads = options.threads ?? (graph.edgeCount >= PARALLEL_BFS_LINKS ? defaultThreads() : 1);
+  const parallel = threads > 1 && isShared(graph.outOffsets) && isShared(graph.outTargets);
+  const level = parallel ? sharedInt32(n).fill(-1) : new Int32Array(n).fill(-1);
+  const queue = parallel ? sharedInt32(n) : new Int32Array(n);
   let tail = 0;
   for (let i = 0; i < roots.length; i++) {
     const r = roots[i]!;
@@ -43,7 +58,22 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
     }
   }
   const histogram: number[] = tail > 0 ? [tail] : [];
+  if (parallel) {
+    const data: BfsData = {
+      outOffsets: graph.outOffsets,
+      outTargets: graph.outTargets,
+      level,
+      queue,
+      state: sharedInt32(STATE_SLOTS),
+    };
+    data.state.set([0, tail, 0, Number.isFinite(limit) ? Math.min(limit, 2 ** 31 - 1) : 2 ** 31 - 1, tail]);
+    // Thread 0 is this thread: it records each level's size.
+    runParallel('levels-bfs', data, threads, (context) => bfsThread(context, (size) => histogram.push(size)));
+    tail = data.state[TAIL]!;
+    return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+  }
   // Algorithm 4: S1 is queue[head, levelEnd), S2 is what it discovers.
+  const { outOffsets, outTargets } = graph;
   let head = 0;
   let depth = 0;
   while (head < tail && depth < limit) {
@@ -63,4 +93,75 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
     if (tail > levelEnd) histogram.push(tail - levelEnd);
   }
   return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+}
+
+/** state[]: the level being expanded is queue[HEAD, LEVEL_END); TAIL: where the next level's pages go. */
+const HEAD = 0;
+const LEVEL_END = 1;
+const DEPTH = 2;
+const LIMIT = 3;
+const TAIL = 4;
+const STATE_SLOTS = 5;
+/** Pages a thread collects before reserving room for them in the queue. */
+const BATCH = 4096;
+
+/** What the threads of a search share (task 'levels-bfs'). */
+export interface BfsData {
+  outOffsets: Uint32Array;
+  outTargets: Int32Array;
+  level: Int32Array;
+  queue: Int32Array;
+  state: Int32Array;
+}
+
+/**
+ * One thread's part of a level-synchronous breadth-first search: each level's
+ * pages are split among the threads in equal shares; a thread claims each page
+ * it finds unvisited with a compare-and-swap on its level (so each page is
+ * taken once, at its least distance) and appends what it claimed to the next
+ * level in batches, each batch's room reserved with one atomic add. The order
+ * of a level's pages in the queue depends on timing; the levels, their sizes
+ * and the pages reached do not.
+ */
+export function bfsThread(context: TaskContext<BfsData>, onLevel?: (size: number) => void): void {
+  const { data, thread, threads, barrier } = context;
+  const { outOffsets, outTargets, level, queue, state } = data;
+  const batch = new Int32Array(BATCH);
+  const limit = state[LIMIT]!;
+  for (;;) {
+    const head = state[HEAD]!;
+    const levelEnd = state[LEVEL_END]!;
+    const depth = state[DEPTH]! + 1;
+    if (head >= levelEnd || depth > limit) break;
+    const count = levelEnd - head;
+    const lo = head + Math.floor((count * thread) / threads);
+    const hi = head + Math.floor((count * (thread + 1)) / threads);
+    let found = 0;
+    const flush = (): void => {
+      const at = Atomics.add(state, TAIL, found);
+      queue.set(found === BATCH ? batch : batch.subarray(0, found), at);
+      found = 0;
+    };
+    for (let i = lo; i < hi; i++) {
+      const v = queue[i]!;
+      const end = outOffsets[v + 1]!;
+      for (let e = outOffsets[v]!; e < end; e++) {
+        const w = outTargets[e]!;
+        if (level[w] === -1 && Atomics.compareExchange(level, w, -1, depth) === -1) {
+          batch[found++] = w;
+          if (found === BATCH) flush();
+        }
+      }
+    }
+    if (found > 0) flush();
+    barrierWait(barrier, threads);
+    if (thread === 0) {
+      const tail = Atomics.load(state, TAIL);
+      if (tail > levelEnd) onLevel?.(tail - levelEnd);
+      state[HEAD] = levelEnd;
+      state[LEVEL_END] = tail;
+      state[DEPTH] = depth;
+    }
+    barrierWait(barrier, threads);
+  }
 }

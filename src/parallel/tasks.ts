@@ -7,6 +7,7 @@ import { simulateWalks } from '../analysis/montecarlo.js';
 import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.js';
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import { pivotReachThread } from '../analysis/scc-pivot.js';
+import { bfsThread } from '../analysis/levels.js';
 import type { TaskContext } from './pool.js';
 
 /** A kernel of any data type (`never` accepts them all: the name decides the type). */
@@ -19,4 +20,5 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'gather-bound': gatherThread,
   'montecarlo-walks': simulateWalks,
   'scc-pivot-reach': pivotReachThread,
+  'levels-bfs': bfsThread,
 };
