@@ -31,8 +31,8 @@ import type { SccResult } from './scc.js';
  * 'gauss-seidel': Gauss-Seidel over strongly connected components in topological order.
  * 'auto' (default): the faster of the two for the graph at hand. Where
  * Gauss-Seidel applies (unweighted graph, dangling mass following the
- * teleport distribution, no starting vector) and its working memory
- * (gaussSeidelExtraBytes) fits in a quarter of the machine's, the strongly
+ * teleport distribution, no starting vector) and the graph with its working
+ * memory (gaussSeidelExtraBytes) fits in three quarters of the machine's, the strongly
  * connected components decide first: with two or more closed ones (no link
  * leaving them, no dangling page in them) the Google matrix's second
  * eigenvalue is the damping factor c itself (Haveliwala and Kamvar 2003), so
@@ -78,8 +78,14 @@ export interface PageRankOptions {
 const AUTO_PROBE = 6;
 /** 'auto' stays with power iteration when it is predicted to finish within this many iterations. */
 const AUTO_POWER_LIMIT = 35;
-/** 'auto' never picks Gauss-Seidel when its working memory would exceed this share of the machine's. */
-const AUTO_MEMORY_SHARE = 0.25;
+/**
+ * 'auto' never picks Gauss-Seidel when the graph and the solver's working memory would exceed this
+ * share of the machine's. Until 2026-11-25 the working memory alone had to fit in a quarter, which
+ * kept 10^9 links (10^8 pages: 7.2 GB of 24) on power iteration; measured there, Gauss-Seidel
+ * peaked at 13.26 GB against power iteration's 13.16 GB and solved in 232 s against about 20
+ * minutes (BENCHMARKS.md, "Gauss-Seidel on 10^9 links").
+ */
+const AUTO_MEMORY_SHARE = 0.75;
 
 /**
  * What the Gauss-Seidel solver allocates beside the graph, 72 bytes per page
@@ -137,7 +143,7 @@ export function pagerank(graph: Graph, options: PageRankOptions = {}): PageRankR
       'gauss-seidel needs an unweighted graph, dangling mass following the teleport distribution and no starting vector; use power',
     );
   }
-  if (solver === 'auto' && gaussSeidelApplies && gaussSeidelExtraBytes(graph) > totalmem() * AUTO_MEMORY_SHARE) {
+  if (solver === 'auto' && gaussSeidelApplies && graph.memoryBytes() + gaussSeidelExtraBytes(graph) > totalmem() * AUTO_MEMORY_SHARE) {
     // Too big for Gauss-Seidel's per-page arrays (72 bytes a page against power iteration's 48).
     return powerIteration(graph, damping, tolerance, maxIterations, teleport, options);
   }
