@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /**
  * The command-line arguments of a benchmark, one at a time: each with
  * `value()`, which takes the argument after it (an option's value) and
@@ -15,4 +17,16 @@ export function* benchArguments(argv: readonly string[]): Generator<{ arg: strin
       },
     };
   }
+}
+
+/** The arguments `[GRAPH] [--runs N]` of a benchmark that times one graph: the graph's path (resolved) and the runs. */
+export function graphAndRuns(argv: readonly string[], defaultPath: string, defaultRuns: number): { path: string; runs: number } {
+  let path = defaultPath;
+  let runs = defaultRuns;
+  for (const { arg, value } of benchArguments(argv)) {
+    if (arg === '--runs') runs = Number(value());
+    else if (!arg.startsWith('--')) path = resolve(arg);
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  return { path, runs };
 }

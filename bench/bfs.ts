@@ -12,16 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { levels } from '../src/analysis/levels.js';
 import { loadGraph } from '../src/formats/load.js';
 import { defaultThreads, warmUpWorkers } from '../src/parallel/pool.js';
-import { benchArguments } from './arguments.js';
+import { graphAndRuns } from './arguments.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-let path = resolve(repoRoot, 'data/cnr-2000/cnr-2000.graph');
-let runs = 3;
-for (const { arg, value } of benchArguments(process.argv.slice(2))) {
-  if (arg === '--runs') runs = Number(value());
-  else if (!arg.startsWith('--')) path = resolve(arg);
-  else throw new Error(`unknown argument ${arg}`);
-}
+const { path, runs } = graphAndRuns(process.argv.slice(2), resolve(repoRoot, 'data/cnr-2000/cnr-2000.graph'), 3);
 
 const threads = defaultThreads();
 warmUpWorkers(threads);

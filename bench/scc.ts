@@ -1,5 +1,6 @@
 /**
- * Strongly connected components: Tarjan's search against the pivot's two
+ * Strongly connected components: Tarjan's search (stronglyConnectedComponents, as WebAssembly
+ * up to 20M links) against the pivot's two
  * searches plus Tarjan on the rest (src/analysis/scc-pivot.ts), on one and
  * two threads, with a check that both find the same sets and that the
  * pivot's ids are topological (every link from an id to a smaller or equal one):
@@ -16,16 +17,10 @@ import { type SccResult, stronglyConnectedComponents } from '../src/analysis/scc
 import { loadGraph } from '../src/formats/load.js';
 import type { Graph } from '../src/graph/graph.js';
 import { warmUpWorkers } from '../src/parallel/pool.js';
-import { benchArguments } from './arguments.js';
+import { graphAndRuns } from './arguments.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-let path = resolve(repoRoot, 'data/cnr-2000/cnr-2000.graph');
-let runs = 3;
-for (const { arg, value } of benchArguments(process.argv.slice(2))) {
-  if (arg === '--runs') runs = Number(value());
-  else if (!arg.startsWith('--')) path = resolve(arg);
-  else throw new Error(`unknown argument ${arg}`);
-}
+const { path, runs } = graphAndRuns(process.argv.slice(2), resolve(repoRoot, 'data/cnr-2000/cnr-2000.graph'), 3);
 
 function sameSets(graph: Graph, a: SccResult, b: SccResult): boolean {
   if (a.count !== b.count) return false;

@@ -770,8 +770,10 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
     // Every thread takes the same decision from the same totals.
     const factor = trend === null ? 0 : trend.extrapolation(change, mass, tolerance);
     // Rescale this thread's range (the balance), extrapolate it, keep it as the next sweep's start
-    // and hand it to the other views (nobody sweeps until the barrier).
-    if (wasm !== null) {
+    // and hand it to the other views (nobody sweeps until the barrier); no pass at all for one
+    // thread without a balance or an extrapolation to keep up.
+    const handOff = scale !== 1 || threads > 1 || extrapolating;
+    if (handOff && wasm !== null) {
       // The same in the kernel: with the first hand-off (or alone), then copied to the others.
       const firstOther = others.length > 0 ? others[0]!.byteOffset : 0;
       wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, firstOther, lo, hi, scale, 1, others.length > 0 ? 1 : 0,
@@ -779,7 +781,7 @@ export function sweepLargeComponent(context: TaskContext<LargeComponentData>, on
       for (let t = 1; t < others.length; t++) {
         wasm.handOff(order.byteOffset, y.byteOffset, own.byteOffset, others[t]!.byteOffset, lo, hi, scale, 0, 1, previous.byteOffset, share.byteOffset, 0, 0, 0);
       }
-    } else {
+    } else if (handOff) {
       for (let k = lo; k < hi; k++) {
         const j = order[k]!;
         y[j]! *= scale;

@@ -20,7 +20,7 @@
 import type { Graph } from '../graph/graph.js';
 import { type TaskContext, runParallel } from '../parallel/pool.js';
 import { isShared, sharedInt32, sharedUint8 } from '../parallel/shared-memory.js';
-import { type SccResult, TarjanSearch, stronglyConnectedComponents } from './scc.js';
+import { type SccResult, TarjanSearch, markReachable, stronglyConnectedComponents } from './scc.js';
 
 /** What the two searches share (all on shared memory). */
 export interface PivotReachData {
@@ -58,37 +58,11 @@ export function choosePivot(graph: Graph): number {
   return pivot;
 }
 
-/** Breadth-first search from `source`, marking `seen`; only through pages with within[v] = 1 when given. */
-function markReachable(
-  offsets: Uint32Array,
-  targets: Int32Array,
-  source: number,
-  seen: Uint8Array,
-  within: Uint8Array | null,
-  queue: Int32Array,
-): void {
-  let head = 0;
-  let tail = 0;
-  seen[source] = 1;
-  queue[tail++] = source;
-  while (head < tail) {
-    const v = queue[head++]!;
-    const end = offsets[v + 1]!;
-    for (let e = offsets[v]!; e < end; e++) {
-      const w = targets[e]!;
-      if (seen[w] === 0 && (within === null || within[w] === 1)) {
-        seen[w] = 1;
-        queue[tail++] = w;
-      }
-    }
-  }
-}
-
 /** Thread 0 searches forward from the pivot, thread 1 backward (task 'scc-pivot-reach'). */
 export function pivotReachThread(context: TaskContext<PivotReachData>): void {
   const d = context.data;
-  if (context.thread === 0) markReachable(d.outOffsets, d.outTargets, d.pivot, d.forward, null, d.forwardQueue);
-  else if (context.thread === 1) markReachable(d.inOffsets, d.inSources, d.pivot, d.backward, null, d.backwardQueue);
+  if (context.thread === 0) markReachable(d.outOffsets, d.outTargets, [d.pivot], d.forward, null, d.forwardQueue);
+  else if (context.thread === 1) markReachable(d.inOffsets, d.inSources, [d.pivot], d.backward, null, d.backwardQueue);
 }
 
 export interface PivotSccOptions {
@@ -131,8 +105,8 @@ export function stronglyConnectedComponentsAroundPivot(graph: Graph, options: Pi
   if (options.threads >= 2 && shared) {
     runParallel('scc-pivot-reach', data, 2, pivotReachThread);
   } else {
-    markReachable(data.outOffsets, data.outTargets, pivot, data.forward, null, data.forwardQueue);
-    markReachable(data.inOffsets, data.inSources, pivot, data.backward, data.forward, data.backwardQueue);
+    markReachable(data.outOffsets, data.outTargets, [pivot], data.forward, null, data.forwardQueue);
+    markReachable(data.inOffsets, data.inSources, [pivot], data.backward, data.forward, data.backwardQueue);
   }
   const { forward, backward } = data;
   // Tarjan's indices take over the searches' queues: no more memory than Tarjan alone.

@@ -230,7 +230,25 @@ export function reachable(graph: Graph, sources: ArrayLike<number>, direction: '
   const offsets = direction === 'out' ? graph.outOffsets : graph.inOffsets;
   const targets = direction === 'out' ? graph.outTargets : graph.inSources;
   const seen = new Uint8Array(n);
-  const queue = new Int32Array(n);
+  markReachable(offsets, targets, sources, seen, null, new Int32Array(n));
+  return seen;
+}
+
+/**
+ * Breadth-first search from `sources` over the rows offsets/targets, setting
+ * seen[v] = 1 for each page reached (pages already marked are not entered);
+ * only through pages with within[v] = 1 when `within` is given. `queue` holds
+ * up to n pages (the caller's, so that it may live on shared memory and be
+ * reused: scc-pivot.ts).
+ */
+export function markReachable(
+  offsets: Uint32Array,
+  targets: Int32Array,
+  sources: ArrayLike<number>,
+  seen: Uint8Array,
+  within: Uint8Array | null,
+  queue: Int32Array,
+): void {
   let head = 0;
   let tail = 0;
   for (let i = 0; i < sources.length; i++) {
@@ -245,13 +263,12 @@ export function reachable(graph: Graph, sources: ArrayLike<number>, direction: '
     const end = offsets[v + 1]!;
     for (let e = offsets[v]!; e < end; e++) {
       const w = targets[e]!;
-      if (seen[w] === 0) {
+      if (seen[w] === 0 && (within === null || within[w] === 1)) {
         seen[w] = 1;
         queue[tail++] = w;
       }
     }
   }
-  return seen;
 }
 
 /**
