@@ -7,7 +7,7 @@
  */
 import { type AppContext, quietContext } from './context.js';
 import type { CrawlStrategy } from '../crawl/frontier.js';
-import { type OrderingResult, runOrderingExperiment } from '../experiments/crawl-ordering.js';
+import { type OrderingResult, runOrderingExperiment, type UnfetchedConvention } from '../experiments/crawl-ordering.js';
 import { writeOrderingReport } from '../experiments/ordering-report.js';
 import { Website } from '../experiments/website.js';
 import { ExitCode, OptionError, WgaError } from '../errors.js';
@@ -26,8 +26,8 @@ export interface OrderingInput {
   siteSeed?: number;
   strategies?: CrawlStrategy[];
   updateEvery?: number;
-  /** The live PageRank's treatment of unfetched pages (crawl-ordering.ts): 'dangling', as the crawler does. */
-  unfetched?: 'dangling' | 'seeds';
+  /** The live PageRank's treatment of unfetched pages (crawl-ordering.ts): 'links-seen', as the crawler does. */
+  unfetched?: UnfetchedConvention;
   /** The site's name in the plots and summary (default: the store, or the generated site's size). */
   title?: string;
   /** Directory for ordering.csv, the SVG plots and summary.md. */

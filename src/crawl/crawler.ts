@@ -757,8 +757,9 @@ export class Crawler {
     // fetch_seq: the order in which fetches completed (null for pages a rule kept from fetching).
     this.batch.recordFetch(id, fetched ? ++this.fetchSeq : null, record, refetch);
     for (const link of links) this.batch.link(id, link.target, link.kind, link.nofollow);
-    // The live graph is the stored one (anchors and redirects, as `wga rank --db` loads it).
-    if (out.length > 0 || refetch) this.live?.setLinks(id, out);
+    // The live graph is the stored one (anchors and redirects, as `wga rank --db` loads it). Set even
+    // when empty: the page no longer waits, so the live estimate stops guessing its links.
+    this.live?.setLinks(id, out);
     this.frontier.fetched(id, out);
     this.countFinished(id, record.status, record.error, record.contentType);
   }
@@ -813,9 +814,10 @@ export class Crawler {
     live.grow(this.opic.pages);
     const { graph, pageIds } = await this.store.loadGraph();
     for (let v = 0; v < graph.nodeCount; v++) {
+      const id = pageIds[v]! - 1;
       const targets = graph.successors(v);
-      if (targets.length === 0) continue;
-      live.setLinks(pageIds[v]! - 1, Array.from(targets, (t) => pageIds[t]! - 1));
+      // Pages done without links are set too: they no longer wait (the live estimate guesses only waiting pages' links).
+      if (targets.length > 0 || this.state.get(id) === DONE) live.setLinks(id, Array.from(targets, (t) => pageIds[t]! - 1));
     }
   }
 

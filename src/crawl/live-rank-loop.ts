@@ -13,6 +13,8 @@ export interface LiveLoopOptions {
   intervalMs: number;
   /** L1 tolerance of the updates. */
   tolerance: number;
+  /** Guess a waiting page's unseen links from the links seen (IncrementalPageRank's guessUnfetched). */
+  guessUnfetched: boolean;
   /** Links followed per slice of work. */
   sliceEdges: number;
   /** CPU time the updates have used so far, ms (the thread's clock in the worker; the busy time on the crawler's thread). */
@@ -54,7 +56,7 @@ export class LiveUpdateLoop {
     private readonly failed: (error: unknown) => void,
     from: LiveLoopStart | null = null,
   ) {
-    this.engine = from === null ? new IncrementalPageRank(damping) : IncrementalPageRank.fromState(from.state);
+    this.engine = from === null ? new IncrementalPageRank(damping, { guessUnfetched: options.guessUnfetched }) : IncrementalPageRank.fromState(from.state);
     this.version = from?.version ?? 0;
     this.busyMs = from?.busyMs ?? 0;
     if (from !== null && this.engine.pending) this.schedule();
@@ -165,7 +167,8 @@ export class LiveUpdateLoop {
       version: this.version,
       pages: engine.pages,
       links: engine.linkCount,
-      scores: engine.scores(),
+      // The final vector is the PageRank of the graph received (pages still waiting then are dangling, as stored).
+      scores: final ? engine.exactScores() : engine.scores(),
       converged: !engine.pending,
       final,
       errorBound,

@@ -18,6 +18,8 @@ export interface LiveWorkerOptions {
   intervalMs: number;
   /** L1 tolerance of the updates while crawling. */
   tolerance: number;
+  /** Vectors while crawling guess the waiting pages' links from the links seen (the final one never does). */
+  guessUnfetched: boolean;
 }
 
 /** What the worker starts with: its options, and the state built on the crawler's thread (or null). */

@@ -36,6 +36,12 @@ export interface LiveRankOptions {
   /** Least time between two vectors, ms: 1000. */
   intervalMs?: number;
   tolerance?: number;
+  /**
+   * While crawling, guess a waiting page's unseen links from the links seen (true, the default;
+   * docs/live-importance.md) or count it as dangling (false). The final vector is the PageRank of
+   * the graph sent either way.
+   */
+  guessUnfetched?: boolean;
   /** Links the updates may follow on this thread before they move to a worker: LIVE_INLINE_EDGES (0: a worker from the start). */
   inlineEdges?: number;
   /** Called on the crawler's thread with each vector published. */
@@ -107,6 +113,7 @@ export class LiveRank {
       damping: options.damping ?? INCREMENTAL_PAGERANK_DEFAULTS.damping,
       intervalMs: options.intervalMs ?? 1000,
       tolerance: options.tolerance ?? INCREMENTAL_PAGERANK_DEFAULTS.tolerance,
+      guessUnfetched: options.guessUnfetched ?? true,
     };
     this.inlineEdges = options.inlineEdges ?? LIVE_INLINE_EDGES;
     if (this.inlineEdges <= 0) this.startWorker();
@@ -116,6 +123,7 @@ export class LiveRank {
         {
           intervalMs: this.workerOptions.intervalMs,
           tolerance: this.workerOptions.tolerance,
+          guessUnfetched: this.workerOptions.guessUnfetched,
           sliceEdges: INLINE_SLICE_EDGES,
           // On this thread the updates' CPU is their busy time (no per-thread clock to read).
           cpuMs: () => loop.busyMs,
@@ -139,7 +147,7 @@ export class LiveRank {
     this.pagesKnown = Math.max(this.pagesKnown, total);
   }
 
-  /** Page u's out-links are `targets` (replacing any it had). */
+  /** Page u's out-links are `targets` (replacing any it had); it no longer waits (an empty list: finished without links). */
   setLinks(u: number, targets: ArrayLike<number>): void {
     this.change(OP_SET, u, targets);
   }
@@ -228,7 +236,7 @@ export class LiveRank {
       inline.stop();
       const state = inline.engine.exportState();
       data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs }, cpuMsBefore: inline.busyMs };
-      for (const array of [state.z, state.r, state.start, state.degree, state.links, state.queue, state.inQueue]) transfer.push(array.buffer as ArrayBuffer);
+      for (const array of [state.z, state.r, state.h, state.rh, state.fetched, state.start, state.degree, state.links, state.queue, state.inQueue]) transfer.push(array.buffer as ArrayBuffer);
       // The changes still queued (made during the last update) go to the worker with the next flush.
     }
     const worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: data, transferList: transfer });

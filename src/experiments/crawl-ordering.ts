@@ -27,6 +27,15 @@
  *   over the pages fetched and over the pages known but not fetched, apart:
  *   early in a pass most known pages are unfetched, and the two estimates
  *   fare differently on the two kinds (docs/live-importance.md).
+ * Two more estimates are scored at each mark, for comparison: the PageRank
+ * of the known graph with the waiting pages dangling (the live estimate
+ * without its guess of their links), and the "seen-links oracle": every
+ * fetched page at its final PageRank, every waiting page at the teleport
+ * plus what flows to it, in the final PageRank, through the links seen so
+ * far. No crawler has the final PageRank of the pages it fetched; the oracle
+ * is what the links seen can tell about the waiting pages at best without a
+ * guess of the links not seen yet, and shows where a lead of OPIC's comes
+ * from those (docs/live-importance.md).
  */
 import { kendallTau } from '../analysis/compare.js';
 import { IncrementalPageRank } from '../analysis/incremental-pagerank.js';
@@ -36,7 +45,9 @@ import { type CrawlStrategy, Frontier } from '../crawl/frontier.js';
 import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { inducedSubgraph } from '../graph/subgraph.js';
-import { linksSeenPageRank } from '../analysis/links-seen-pagerank.js';
+
+export type UnfetchedConvention = 'links-seen' | 'dangling' | 'seeds';
+export const UNFETCHED_CONVENTIONS: readonly UnfetchedConvention[] = ['links-seen', 'dangling', 'seeds'];
 
 export const ORDERING_STRATEGIES: readonly CrawlStrategy[] = ['bfs', 'random', 'greedy', 'pagerank'];
 export const ORDERING_MARKS: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1];
@@ -55,12 +66,13 @@ export interface OrderingOptions {
   /** Seed of the random strategy. */
   seed?: number;
   /**
-   * How the live PageRank treats a page known but not fetched yet: 'dangling' (the crawler's
-   * convention: its mass spread like the teleport) or 'seeds' (a variant kept for comparison, not
-   * used by the crawler: its mass goes to the seeds, as if its unseen links led back to where the
-   * crawl started; pages fetched keep their own links, so the end of the pass is the same).
+   * How the live PageRank treats a page known but not fetched yet: 'links-seen' (the crawler's:
+   * its unseen links guessed from the links seen, IncrementalPageRank's guessUnfetched),
+   * 'dangling' (its mass spread like the teleport) or 'seeds' (a variant kept for comparison: its
+   * mass goes to the seeds, as if its unseen links led back to where the crawl started). Pages
+   * fetched keep their own links, so the end of the pass is the same.
    */
-  unfetched?: 'dangling' | 'seeds';
+  unfetched?: UnfetchedConvention;
   onProgress?: (message: string) => void;
 }
 
@@ -80,11 +92,10 @@ export interface OrderingMark {
   tauLiveFetched: number;
   tauOpicUnfetched: number;
   tauLiveUnfetched: number;
-  /**
-   * Tau of a third estimate, not the crawler's: the PageRank of the known graph with an unfetched
-   * page's unseen links guessed from the links seen (analysis/links-seen-pagerank.ts).
-   */
-  tauSeen: number;
+  /** Tau of the PageRank of the known graph, waiting pages dangling (NaN with unfetched 'seeds'). */
+  tauDangling: number;
+  /** Tau of the seen-links oracle (see the header). */
+  tauOracle: number;
 }
 
 export interface OrderingResult {
@@ -173,7 +184,8 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
     progress(`replaying ${strategy}`);
     const opic = new Opic({ damping, reselectRead: false, seed: options.seed ?? 1 });
     const frontier = new Frontier(opic, { strategy, seed: options.seed ?? 1, damping });
-    const live = new IncrementalPageRank(damping);
+    const unfetched = options.unfetched ?? 'links-seen';
+    const live = new IncrementalPageRank(damping, { guessUnfetched: unfetched === 'links-seen' });
     /** Crawl id <-> page of the final graph, in the order pages are found. */
     const nodeOf = new Int32Array(n);
     const idOf = new Int32Array(n).fill(-1);
@@ -192,7 +204,7 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
     };
     let towardSeeds: number[] | null = null;
     const seedIds = seeds.map(discover);
-    if (options.unfetched === 'seeds') towardSeeds = seedIds;
+    if (unfetched === 'seeds') towardSeeds = seedIds;
     opic.distributeInitialCash(seedIds);
     frontier.setHostEnabled(0, true);
     let fetched = 0;
@@ -247,7 +259,8 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
           tauLiveFetched: tauOver(liveRounded, truth, known, wasFetched),
           tauOpicUnfetched: tauOver(opicRounded, truth, known, notFetched),
           tauLiveUnfetched: tauOver(liveRounded, truth, known, notFetched),
-          tauSeen: kendallTau(rounded(linksSeenAt(known, linksOf, isFetched, damping)), truth),
+          tauDangling: unfetched === 'seeds' ? Number.NaN : kendallTau(rounded(live.exactScores()), truth),
+          tauOracle: kendallTau(rounded(seenLinksOracle(known, nodeOf, linksOf, isFetched, reference, damping)), truth),
         });
         markIndex++;
       }
@@ -258,11 +271,18 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
   return { pages: n, links: final.edgeCount, updateEvery, damping, marks: results, cost, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The links-seen estimate over the pages known at a mark (crawl ids 0 .. known - 1). */
-function linksSeenAt(known: number, linksOf: Int32Array[], isFetched: Uint8Array, damping: number): Float64Array {
-  const offsets = new Uint32Array(known + 1);
-  for (let u = 0; u < known; u++) offsets[u + 1] = offsets[u]! + (isFetched[u] === 1 ? linksOf[u]!.length : 0);
-  const targets = new Int32Array(offsets[known]!);
-  for (let u = 0; u < known; u++) if (isFetched[u] === 1) targets.set(linksOf[u]!, offsets[u]!);
-  return linksSeenPageRank({ known, offsets, targets, fetched: isFetched.subarray(0, known) }, damping, 1e-12).scores;
+/**
+ * The seen-links oracle over the pages known at a mark (see the header): fetched pages at their final
+ * PageRank, waiting ones at (1 - c) / n plus c x(u) / k_u from each fetched page u linking to them.
+ */
+function seenLinksOracle(known: number, nodeOf: Int32Array, linksOf: Int32Array[], isFetched: Uint8Array, reference: Float64Array, damping: number): Float64Array {
+  const estimate = new Float64Array(known).fill((1 - damping) / reference.length);
+  for (let u = 0; u < known; u++) {
+    if (isFetched[u] !== 1) continue;
+    const links = linksOf[u]!;
+    const share = (damping * reference[nodeOf[u]!]!) / links.length;
+    for (const t of links) if (isFetched[t] !== 1) estimate[t]! += share;
+  }
+  for (let u = 0; u < known; u++) if (isFetched[u] === 1) estimate[u] = reference[nodeOf[u]!]!;
+  return estimate;
 }

@@ -20,7 +20,7 @@ const percent = (x: number): string => `${Number((100 * x).toPrecision(3))}%`;
 
 export function orderingCsv(result: OrderingResult): string {
   const header =
-    'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched,tau_links_seen';
+    'strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched,tau_dangling,tau_oracle';
   const tau = (x: number): string => (Number.isNaN(x) ? '' : x.toFixed(4));
   const rows = result.marks.map((m) =>
     [
@@ -37,7 +37,8 @@ export function orderingCsv(result: OrderingResult): string {
       tau(m.tauLiveFetched),
       tau(m.tauOpicUnfetched),
       tau(m.tauLiveUnfetched),
-      tau(m.tauSeen),
+      tau(m.tauDangling),
+      tau(m.tauOracle),
     ].join(','),
   );
   return `${header}\n${rows.join('\n')}\n`;
@@ -88,8 +89,8 @@ export function orderingTables(result: OrderingResult): string {
     block('The same over the pages fetched only:', (m) => `${tauText(m.tauOpicFetched)} / ${tauText(m.tauLiveFetched)}`),
     block('The same over the pages known but not fetched yet:', (m) => `${tauText(m.tauOpicUnfetched)} / ${tauText(m.tauLiveUnfetched)}`),
     block(
-      "Kendall tau of a third estimate, not the crawler's: PageRank of the known graph with an unfetched page's links guessed from the links seen (analysis/links-seen-pagerank.ts):",
-      (m) => tauText(m.tauSeen),
+      'Kendall tau of two more estimates: the PageRank of the known graph with the waiting pages dangling (the live estimate without its guess) / the seen-links oracle (fetched pages at their final PageRank, waiting ones at what flows to them through the links seen; no crawler has it):',
+      (m) => `${tauText(m.tauDangling)} / ${tauText(m.tauOracle)}`,
     ),
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IncrementalPageRank } from '../../src/analysis/incremental-pagerank.js';
+import { linksSeenPageRank } from '../../src/analysis/links-seen-pagerank.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { powerLawGraph } from '../../src/experiments/generators.js';
 import { Random } from '../../src/util/random.js';
@@ -82,5 +83,76 @@ describe('IncrementalPageRank', () => {
     assert.ok(l1Distance(live.scores(), exact) < 1e-10, `L1 ${l1Distance(live.scores(), exact)}`);
     assert.ok(live.errorBound() < 1e-10);
     assert.equal(updates, 40);
+  });
+
+  describe('with the links-seen guess for waiting pages (the crawler\'s live estimate)', () => {
+    /** The links-seen estimate solved from scratch, for pages 0 .. n - 1 of `lists`, the fetched ones' links known. */
+    function fromScratch(lists: number[][], fetched: Uint8Array): Float64Array {
+      const n = lists.length;
+      const offsets = new Uint32Array(n + 1);
+      for (let u = 0; u < n; u++) offsets[u + 1] = offsets[u]! + (fetched[u] === 1 ? lists[u]!.length : 0);
+      const targets = new Int32Array(offsets[n]!);
+      for (let u = 0; u < n; u++) if (fetched[u] === 1) targets.set(lists[u]!, offsets[u]!);
+      return linksSeenPageRank({ known: n, offsets, targets, fetched }, 0.85, 1e-14).scores;
+    }
+
+    it('equals the from-scratch solve (links-seen-pagerank.ts) at every stage of a crawl, refetches included; exactScores() is the PageRank with waiting pages dangling', () => {
+      const { graph } = powerLawGraph({ nodes: 2_000, seed: 11, danglingShare: 0.1 });
+      const n = graph.nodeCount;
+      const lists = Array.from({ length: n }, (_, u) => Array.from(graph.successors(u)).filter((t) => t !== u));
+      const random = new Random(9);
+      const live = new IncrementalPageRank(0.85, { guessUnfetched: true });
+      live.growTo(n);
+      const fetched = new Uint8Array(n);
+      let checks = 0;
+      for (let step = 1; step <= 1500; step++) {
+        const u = Math.floor(random.next() * n);
+        // A refetch finds some of its links gone (refetches replace the list).
+        const links = fetched[u] === 1 ? lists[u]!.filter((_, i) => i % 2 === 0) : lists[u]!;
+        lists[u] = links;
+        live.setLinks(u, links);
+        fetched[u] = 1;
+        if (step % 100 === 0) live.solve(1e-6);
+        if (step % 500 === 0) {
+          live.refreshResidual();
+          live.solve(1e-12);
+          const expected = fromScratch(lists, fetched);
+          assert.ok(l1Distance(live.scores(), expected) < 1e-10, `step ${step}: L1 ${l1Distance(live.scores(), expected)}`);
+          // Without the guess: the PageRank of the graph with the waiting pages dangling.
+          const edges = lists.flatMap((targets, v) => (fetched[v] === 1 ? targets.map((t) => [v, t] as [number, number]) : []));
+          assert.ok(maxAbsDifference(live.exactScores(), densePageRank(n, edges)) < 1e-11);
+          assert.ok(live.waiting > 0 && live.waiting === n - fetched.reduce((a, b) => a + b, 0));
+          // The guess moves the vector: it is not the dangling one.
+          assert.ok(l1Distance(live.scores(), live.exactScores()) > 1e-3);
+          checks++;
+        }
+      }
+      assert.equal(checks, 3);
+    });
+
+    it('is the PageRank once no page waits, and carries on from an exported state', () => {
+      // 0 -> 1, 2; 1 -> 2; 2 -> 0, 3; 3 fetched without links; 4 waits until the end.
+      const first = new IncrementalPageRank(0.85, { guessUnfetched: true });
+      first.growTo(5);
+      first.setLinks(0, [1, 2]);
+      first.setLinks(1, [2]);
+      first.solve(1e-3, 2);
+      const next = IncrementalPageRank.fromState(structuredClone(first.exportState()));
+      assert.ok(next.guessUnfetched);
+      next.setLinks(2, [0, 3, 4]);
+      next.setLinks(3, []);
+      next.solve(1e-12);
+      const lists = [[1, 2], [2], [0, 3, 4], [], []];
+      const fetched = Uint8Array.from([1, 1, 1, 1, 0]);
+      assert.ok(maxAbsDifference(next.scores(), fromScratch(lists, fetched)) < 1e-11);
+      // Page 4's mass follows the links seen: 2 gets two shares of five (from 0 and 1), 0, 1, 3 and 4 one each.
+      assert.ok(next.scores()[2]! > next.exactScores()[2]!);
+      next.setLinks(4, []);
+      next.solve(1e-12);
+      const edges: Array<[number, number]> = [[0, 1], [0, 2], [1, 2], [2, 0], [2, 3], [2, 4]];
+      assert.ok(maxAbsDifference(next.scores(), densePageRank(5, edges)) < 1e-11);
+      assert.ok(maxAbsDifference(next.exactScores(), densePageRank(5, edges)) < 1e-11);
+      assert.equal(next.waiting, 0);
+    });
   });
 });

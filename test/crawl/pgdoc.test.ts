@@ -455,17 +455,21 @@ if (manualDir === null) {
     });
 
     // The replay (experiments/crawl-ordering.ts) of the first pass over the crawled graph. Measured on
-    // 15.20, Greedy, tau of OPIC / of the live PageRank over the pages known at 1, 5, 10, 25, 50, 100%:
-    // 0.367/0.317, 0.224/0.184, 0.380/0.349, 0.449/0.475, 0.517/0.620, 0.622/1.000. Early in the pass
-    // the known pages are mostly unfetched ones, ranked by both estimates by the importance flowing
-    // into them from the few pages fetched; OPIC's cash does that slightly better here, the live
-    // PageRank from a quarter of the pass on (docs/live-importance.md). With the pagerank strategy:
-    // 0.673/0.364, 0.277/0.365, 0.278/0.386, 0.387/0.489, 0.516/0.680, 0.547/1.000: ahead from 5% on.
-    it('ranks the known pages closer to the final PageRank by the live PageRank than by OPIC from 25% of the pass on (5% with the pagerank strategy)', (t) => {
+    // 15.20, Greedy, tau of OPIC / of the live estimate (links-seen guess) / of the seen-links oracle
+    // over the pages known at 1, 5, 10, 25, 50, 100%: 0.367/0.347/0.364, 0.224/0.221/0.216,
+    // 0.380/0.439/0.451, 0.449/0.543/0.566, 0.517/0.649/0.704, 0.622/1.000/1.000. At 1 and 5% even
+    // the oracle (every fetched page at its final PageRank, every waiting page at what flows to it
+    // through the links seen) is below OPIC: what OPIC gets right there comes from links nobody has
+    // seen yet (docs/live-importance.md). With the pagerank strategy: 0.282/0.272, 0.430/0.431 (a
+    // margin of 8e-4; the replay is deterministic), 0.398/0.484, 0.455/0.523, 0.536/0.656, 0.546/1.000.
+    it('ranks the known pages closer to the final PageRank by the live estimate than by OPIC from 10% of a Greedy pass on (5% with the pagerank strategy), and no worse than the seen-links oracle allows before', (t) => {
       const result = runOrderingExperiment(greedy!.graph, { seeds: [greedy!.seed], strategies: ['greedy', 'pagerank'] });
       const at = (strategy: string, mark: number): OrderingMark => result.marks.find((m) => m.strategy === strategy && m.mark === mark)!;
-      for (const m of result.marks) t.diagnostic(`${m.strategy} ${100 * m.mark}%: tau OPIC ${m.tauOpic.toFixed(3)}, live ${m.tauLive.toFixed(3)}, RankMass ${m.rankMass.toFixed(3)}`);
-      for (const mark of [0.25, 0.5, 1]) assert.ok(at('greedy', mark).tauLive > at('greedy', mark).tauOpic, `greedy at ${100 * mark}%`);
+      for (const m of result.marks) t.diagnostic(`${m.strategy} ${100 * m.mark}%: tau OPIC ${m.tauOpic.toFixed(3)}, live ${m.tauLive.toFixed(3)}, dangling ${m.tauDangling.toFixed(3)}, oracle ${m.tauOracle.toFixed(3)}, RankMass ${m.rankMass.toFixed(3)}`);
+      for (const mark of [0.1, 0.25, 0.5, 1]) assert.ok(at('greedy', mark).tauLive > at('greedy', mark).tauOpic, `greedy at ${100 * mark}%`);
+      for (const mark of [0.01, 0.05]) assert.ok(at('greedy', mark).tauOracle < at('greedy', mark).tauOpic, `greedy at ${100 * mark}%: oracle ${at('greedy', mark).tauOracle} vs OPIC ${at('greedy', mark).tauOpic}`);
+      // The guess helps the live estimate from 10% on (0.439 vs 0.349 dangling at 10%).
+      for (const mark of [0.1, 0.25, 0.5]) assert.ok(at('greedy', mark).tauLive > at('greedy', mark).tauDangling, `greedy at ${100 * mark}%: guess vs dangling`);
       for (const mark of [0.05, 0.1, 0.25, 0.5, 1]) assert.ok(at('pagerank', mark).tauLive > at('pagerank', mark).tauOpic, `pagerank at ${100 * mark}%`);
       for (const strategy of ['greedy', 'pagerank']) assert.ok(at(strategy, 1).tauLive >= 0.999);
       // The pagerank strategy: ahead of Greedy's RankMass from a quarter of the pass on, behind it at 10%.

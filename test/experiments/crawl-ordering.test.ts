@@ -49,8 +49,9 @@ describe('the crawl-ordering replay', () => {
       assert.equal(m.top10, 4);
       assert.equal(m.top100, 4);
       assert.ok(m.tauLive > 0.999, `${m.strategy}: ${m.tauLive}`);
-      // Nothing left to guess: the links-seen estimate is the PageRank too.
-      assert.ok(m.tauSeen > 0.999, `${m.strategy}: links seen ${m.tauSeen}`);
+      // Nothing left to guess or to leave dangling: the other two estimates are the PageRank too.
+      assert.ok(m.tauDangling > 0.999, `${m.strategy}: dangling ${m.tauDangling}`);
+      assert.ok(m.tauOracle > 0.999, `${m.strategy}: oracle ${m.tauOracle}`);
       // At the end every known page is fetched: the tau over fetched pages is the tau over all.
       assert.equal(m.tauLiveFetched, m.tauLive);
       assert.equal(m.tauOpicFetched, m.tauOpic);
@@ -58,7 +59,7 @@ describe('the crawl-ordering replay', () => {
     }
     const files = await writeOrderingReport(result, join(dir.path, 'small'), 'a small graph', 'test');
     assert.equal(files.length, 5);
-    assert.match(orderingCsv(result), /^strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched,tau_links_seen\nbfs,25,1,3,/);
+    assert.match(orderingCsv(result), /^strategy,mark_percent,fetched,known,rank_mass,top10_fetched,top100_fetched,tau_opic,tau_live,tau_opic_fetched,tau_live_fetched,tau_opic_unfetched,tau_live_unfetched,tau_dangling,tau_oracle\nbfs,25,1,3,/);
   });
 
   it('on the demo site: the live PageRank ranks better than OPIC at every mark; the pagerank strategy collects more PageRank early', { timeout: 300_000 }, async (t) => {

@@ -3,7 +3,7 @@ import { runOpicExperiments } from '../../experiments/opic-experiments.js';
 import { writeOpicReport } from '../../experiments/opic-report.js';
 import { orderingExperiment } from '../../app/ordering-experiment.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
-import { ORDERING_STRATEGIES } from '../../experiments/crawl-ordering.js';
+import { ORDERING_STRATEGIES, UNFETCHED_CONVENTIONS } from '../../experiments/crawl-ordering.js';
 import { orderingTables } from '../../experiments/ordering-report.js';
 import { OptionError } from '../../errors.js';
 import { print, printJson, table } from '../output.js';
@@ -42,7 +42,7 @@ export function registerExperiment(program: Command): void {
     .option('--pages <n>', 'ordering without --db: pages of the generated site (default: 100000)')
     .option('--update-every <k>', 'ordering: fetches between two live PageRank updates (default: pages / 500)')
     .option('--strategies <list>', `ordering: comma-separated, of ${CRAWL_STRATEGIES.join(', ')} (default: ${ORDERING_STRATEGIES.join(',')})`)
-    .option('--unfetched <how>', "ordering: the live PageRank's unfetched pages: dangling (the crawler's convention) or seeds (a variant: their mass goes to the seeds)")
+    .option('--unfetched <how>', "ordering: the live PageRank's unfetched pages: links-seen (the crawler's: their links guessed from the links seen), dangling, or seeds (their mass goes to the seeds)")
     .option('--title <text>', "ordering: the site's name in the plots and summary")
     .option('--json', 'print the results as one JSON document')
     .option('-q, --quiet', 'no progress messages on stderr')
@@ -99,7 +99,7 @@ async function ordering(options: ExperimentOptions): Promise<void> {
       ...(options.strategies === undefined
         ? {}
         : { strategies: options.strategies.split(',').map((text) => choiceOption('--strategies', text.trim(), CRAWL_STRATEGIES, 'greedy')) }),
-      unfetched: choiceOption('--unfetched', options.unfetched, ['dangling', 'seeds'] as const, 'dangling'),
+      unfetched: choiceOption('--unfetched', options.unfetched, UNFETCHED_CONVENTIONS, 'links-seen'),
       out: options.out ?? 'ordering-experiment',
       ...(options.title === undefined ? {} : { title: options.title }),
       command: ['wga experiment ordering', ...process.argv.slice(4).map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`))].join(' '),

@@ -175,7 +175,7 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
                 { class: 'muted', 'data-live-pages': String(live.pages) },
                 live.final
                   ? `PageRank of the ${formatCount(live.pages)} pages known at the end of the last crawl (solved to 1e-10).`
-                  : `PageRank of the ${formatCount(live.pages)} pages known so far (unfetched ones as dangling pages).`,
+                  : `PageRank of the ${formatCount(live.pages)} pages known so far (the links of the pages not fetched yet guessed from the links seen).`,
               ),
               table(['#', 'PageRank', 'page'], live.top.map((t, i) => [String(i + 1), formatScore(t.importance), pageLink(t.url)]), [0, 1]),
             ),
