@@ -14,7 +14,9 @@
  * - gauss-seidel and auto: a whole solve to 1e-10, time / (equivalent iterations x links),
  *   equivalent iterations being links visited / links (the solver's own count);
  * - gauss-seidel-js, gauss-seidel-wasm: the same with the large components swept in JavaScript
- *   or by the WebAssembly kernel (gauss-seidel picks by size: pagerank-scc.ts, WASM_KERNEL_LINKS).
+ *   or by the WebAssembly kernel (gauss-seidel picks by size: pagerank-scc.ts, WASM_KERNEL_LINKS);
+ * - pull-sweep, push-sweep (one thread; probes, not solvers): plain Gauss-Seidel sweeps in page
+ *   order pulling over in-links or pushing over out-links (pullSweeps, pushSweeps below).
  * Medians of RUNS runs in this process, after one warm-up run each.
  */
 import { dirname, resolve } from 'node:path';
@@ -69,6 +71,52 @@ function time(fn: () => number): { seconds: number; work: number } {
   return { seconds: median(times), work };
 }
 
+/**
+ * Probes of the access pattern, one thread, not solvers of wga: `iterations` Gauss-Seidel sweeps in
+ * page order over all pages (dangling mass left out), either pulling y[u] = x[u] / d(u) over each
+ * page's in-links (a random read per link, as the kernels do) or pushing over its out-links into
+ * an accumulator that a page reads and clears when its turn comes (a random read-modify-write per
+ * link; the same sweep: acc[v] holds the pages before v from this sweep and those after it from
+ * the last). Returns the sweeps made.
+ */
+function pullSweeps(sweeps: number): number {
+  const n = graph.nodeCount;
+  const { inOffsets, inSources, outOffsets } = graph;
+  const y = new Float64Array(n).fill(1 / n);
+  const c = 0.85;
+  const base = (1 - c) / n;
+  for (let k = 0; k < sweeps; k++) {
+    for (let v = 0; v < n; v++) {
+      let sum = 0;
+      const end = inOffsets[v + 1]!;
+      for (let e = inOffsets[v]!; e < end; e++) sum += y[inSources[e]!]!;
+      const degree = outOffsets[v + 1]! - outOffsets[v]!;
+      y[v] = degree > 0 ? (c * sum + base) / degree : 0;
+    }
+  }
+  return sweeps;
+}
+
+function pushSweeps(sweeps: number): number {
+  const n = graph.nodeCount;
+  const { outOffsets, outTargets } = graph;
+  const acc = new Float64Array(n);
+  const c = 0.85;
+  const base = (1 - c) / n;
+  for (let k = 0; k < sweeps; k++) {
+    for (let v = 0; v < n; v++) {
+      const from = outOffsets[v]!;
+      const end = outOffsets[v + 1]!;
+      const xv = c * acc[v]! + base;
+      acc[v] = 0;
+      if (end === from) continue;
+      const share = xv / (end - from);
+      for (let e = from; e < end; e++) acc[outTargets[e]!]! += share;
+    }
+  }
+  return sweeps;
+}
+
 for (const solver of solvers) {
   for (const threads of threadCounts) {
     let measured: { seconds: number; work: number };
@@ -86,6 +134,9 @@ for (const solver of solvers) {
         runParallel('gather-bound', data, threads, gatherThread);
         return iterations;
       });
+    } else if (solver === 'pull-sweep' || solver === 'push-sweep') {
+      if (threads !== 1) continue;
+      measured = time(() => (solver === 'pull-sweep' ? pullSweeps(iterations) : pushSweeps(iterations)));
     } else if (solver === 'power') {
       measured = time(() => pagerank(graph, { solver: 'power', tolerance: 1e-300, maxIterations: iterations, threads }).iterations);
     } else if (solver === 'gauss-seidel-js' || solver === 'gauss-seidel-wasm') {
