@@ -128,7 +128,8 @@ export interface IncrementalPageRankOptions {
 
 export class IncrementalPageRank {
   readonly damping: number;
-  readonly guessUnfetched: boolean;
+  /** True while the guess is kept (the option, until stopGuessing()). */
+  private guessing: boolean;
   private n = 0;
   /** Unnormalised scores: each page's teleport source is 1 - c (see the header). */
   private z = new Float64Array(1024);
@@ -162,11 +163,28 @@ export class IncrementalPageRank {
   constructor(damping: number = INCREMENTAL_PAGERANK_DEFAULTS.damping, options: IncrementalPageRankOptions = {}) {
     if (!(damping >= 0 && damping < 1)) throw new RangeError(`damping must be in [0, 1), got ${damping}`);
     this.damping = damping;
-    this.guessUnfetched = options.guessUnfetched ?? false;
-    if (this.guessUnfetched) {
+    this.guessing = options.guessUnfetched ?? false;
+    if (this.guessing) {
       this.h = new Float64Array(1024);
       this.rh = new Float64Array(1024);
     }
+  }
+
+  /** Whether the vector guesses the waiting pages' links (the option; false after stopGuessing()). */
+  get guessUnfetched(): boolean {
+    return this.guessing;
+  }
+
+  /**
+   * Drops the guess: from now on the engine keeps z alone (waiting pages dangling), and scores()
+   * is exactScores(). For the final solve, whose vector is z: the guess's residual is then neither
+   * recomputed nor pushed.
+   */
+  stopGuessing(): void {
+    this.guessing = false;
+    this.h = new Float64Array(0);
+    this.rh = new Float64Array(0);
+    this.hMass = 0;
   }
 
   get pages(): number {
@@ -175,7 +193,7 @@ export class IncrementalPageRank {
 
   /** The whole state, arrays included without a copy (see IncrementalPageRankState). */
   exportState(): IncrementalPageRankState {
-    const { damping, guessUnfetched, n, z, r, mass, h, rh, hMass, fetched, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
+    const { damping, guessing: guessUnfetched, n, z, r, mass, h, rh, hMass, fetched, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
     return { damping, guessUnfetched, n, z, r, mass, h, rh, hMass, fetched, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
   }
 
@@ -220,7 +238,7 @@ export class IncrementalPageRank {
     if (total > this.z.length) {
       this.z = grownFloat(this.z, total);
       this.r = grownFloat(this.r, total);
-      if (this.guessUnfetched) {
+      if (this.guessing) {
         this.h = grownFloat(this.h, this.z.length);
         this.rh = grownFloat(this.rh, this.z.length);
       }
@@ -257,7 +275,7 @@ export class IncrementalPageRank {
       const from = this.start[u]!;
       for (let e = from; e < from + oldDegree; e++) this.addResidual(this.links[e]!, -share);
     }
-    if (this.guessUnfetched && oldDegree > 0) {
+    if (this.guessing && oldDegree > 0) {
       // The old links leave cnt (source of h) and carry h[u] no more.
       const share = 1 + (c * this.h[u]!) / oldDegree;
       const from = this.start[u]!;
@@ -283,7 +301,7 @@ export class IncrementalPageRank {
       const share = (c * zu) / k;
       for (let e = from; e < from + k; e++) this.addResidual(this.links[e]!, share);
     }
-    if (this.guessUnfetched && k > 0) {
+    if (this.guessing && k > 0) {
       const share = 1 + (c * this.h[u]!) / k;
       for (let e = from; e < from + k; e++) this.addGuessResidual(this.links[e]!, share);
       this.seenLinks += k;
@@ -319,56 +337,20 @@ export class IncrementalPageRank {
    * same relative accuracy as z's.
    */
   private guessThreshold(tolerance: number): number {
-    if (!this.guessUnfetched || this.n === 0 || this.seenLinks === 0) return Infinity;
+    if (!this.guessing || this.n === 0 || this.seenLinks === 0) return Infinity;
     return (tolerance * (1 - this.damping) * Math.max(this.hMass, this.seenLinks)) / (2 * this.n);
   }
 
   /**
    * Pushes until no residual is above threshold(tolerance), or after about `maxEdgeVisits` links
-   * (then converged is false and the next call carries on).
+   * (then converged is false and the next call carries on). With the guess a push moves z's
+   * residual, h's, or both along the page's links (visited once), each only when it is above its
+   * own threshold: most pushes are z's alone (h is kept looser, GUESS_TOLERANCE_FACTOR) and cost
+   * what they cost without the guess.
    */
   solve(tolerance: number = INCREMENTAL_PAGERANK_DEFAULTS.tolerance, maxEdgeVisits = Infinity): PushReport {
-    if (this.guessUnfetched) return this.solveWithGuess(tolerance, maxEdgeVisits);
     const theta = this.threshold(tolerance);
-    const c = this.damping;
-    const { z, r, start, degree, links, inQueue } = this;
-    let pushes = 0;
-    let edgeVisits = 0;
-    while (this.queued > 0) {
-      if (edgeVisits >= maxEdgeVisits) {
-        this.totalPushes += pushes;
-        this.totalEdgeVisits += edgeVisits;
-        return { pushes, edgeVisits, converged: false };
-      }
-      const v = this.dequeue();
-      inQueue[v] = 0;
-      const rv = r[v]!;
-      if (Math.abs(rv) <= theta) continue;
-      r[v] = 0;
-      z[v]! += rv;
-      this.mass += rv;
-      pushes++;
-      const k = degree[v]!;
-      if (k === 0) continue;
-      const share = (c * rv) / k;
-      const from = start[v]!;
-      const end = from + k;
-      for (let e = from; e < end; e++) {
-        const w = links[e]!;
-        const value = r[w]! + share;
-        r[w] = value;
-        if (inQueue[w] === 0 && Math.abs(value) > theta) this.enqueue(w);
-      }
-      edgeVisits += k;
-    }
-    this.totalPushes += pushes;
-    this.totalEdgeVisits += edgeVisits;
-    return { pushes, edgeVisits, converged: true };
-  }
-
-  /** solve() with the guess: a push moves both residuals (the same links, visited once). */
-  private solveWithGuess(tolerance: number, maxEdgeVisits: number): PushReport {
-    const theta = this.threshold(tolerance);
+    const guess = this.guessing;
     const thetaH = this.guessThreshold(tolerance * GUESS_TOLERANCE_FACTOR);
     const c = this.damping;
     const { z, r, h, rh, start, degree, links, inQueue } = this;
@@ -383,9 +365,7 @@ export class IncrementalPageRank {
       const v = this.dequeue();
       inQueue[v] = 0;
       const rv = r[v]!;
-      const hv = rh[v]!;
-      // Each residual moves only when above its threshold: most pushes are z's alone (h is kept
-      // looser, GUESS_TOLERANCE_FACTOR), and then cost what they cost without the guess.
+      const hv = guess ? rh[v]! : 0;
       const moveZ = Math.abs(rv) > theta;
       const moveH = Math.abs(hv) > thetaH;
       if (!moveZ && !moveH) continue;
@@ -404,19 +384,9 @@ export class IncrementalPageRank {
       if (k === 0) continue;
       const from = start[v]!;
       const end = from + k;
-      if (moveZ && moveH) {
-        const share = (c * rv) / k;
-        const shareH = (c * hv) / k;
-        for (let e = from; e < end; e++) {
-          const w = links[e]!;
-          const value = r[w]! + share;
-          r[w] = value;
-          const valueH = rh[w]! + shareH;
-          rh[w] = valueH;
-          if (inQueue[w] === 0 && (Math.abs(value) > theta || Math.abs(valueH) > thetaH)) this.enqueue(w);
-        }
-      } else if (moveZ) {
-        const share = (c * rv) / k;
+      const share = moveZ ? (c * rv) / k : 0;
+      const shareH = moveH ? (c * hv) / k : 0;
+      if (moveZ && !moveH) {
         for (let e = from; e < end; e++) {
           const w = links[e]!;
           const value = r[w]! + share;
@@ -424,12 +394,14 @@ export class IncrementalPageRank {
           if (inQueue[w] === 0 && Math.abs(value) > theta) this.enqueue(w);
         }
       } else {
-        const shareH = (c * hv) / k;
+        // h moves (z too when moveZ; share is 0 otherwise).
         for (let e = from; e < end; e++) {
           const w = links[e]!;
+          const value = r[w]! + share;
+          r[w] = value;
           const valueH = rh[w]! + shareH;
           rh[w] = valueH;
-          if (inQueue[w] === 0 && Math.abs(valueH) > thetaH) this.enqueue(w);
+          if (inQueue[w] === 0 && (Math.abs(value) > theta || Math.abs(valueH) > thetaH)) this.enqueue(w);
         }
       }
       edgeVisits += k;
@@ -462,7 +434,7 @@ export class IncrementalPageRank {
       for (let e = from; e < from + k; e++) r[links[e]!]! += share;
     }
     this.mass = mass;
-    if (this.guessUnfetched) {
+    if (this.guessing) {
       const { h, rh } = this;
       let hMass = 0;
       for (let v = 0; v < n; v++) {
@@ -494,7 +466,7 @@ export class IncrementalPageRank {
    * z + beta h (see the header); else, or while no fetched page has links, exactScores().
    */
   scores(): Float64Array {
-    if (!this.guessUnfetched || this.seenLinks === 0) return this.exactScores();
+    if (!this.guessing || this.seenLinks === 0) return this.exactScores();
     const c = this.damping;
     const { z, h, fetched } = this;
     let waitingZ = 0;

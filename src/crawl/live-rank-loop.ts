@@ -108,6 +108,8 @@ export class LiveUpdateLoop {
     if (ops !== null) this.apply(ops);
     this.cancel();
     const started = performance.now();
+    // The final vector is z alone (the PageRank of the graph received): the guess is not solved for it.
+    this.engine.stopGuessing();
     this.engine.refreshResidual();
     this.engine.solve(tolerance);
     const errorBound = this.engine.errorBound();

@@ -147,6 +147,15 @@ describe('IncrementalPageRank', () => {
       assert.ok(maxAbsDifference(next.scores(), fromScratch(lists, fetched)) < 1e-11);
       // Page 4's mass follows the links seen: 2 gets two shares of five (from 0 and 1), 0, 1, 3 and 4 one each.
       assert.ok(next.scores()[2]! > next.exactScores()[2]!);
+      // Dropping the guess (as the final solve does) leaves the PageRank with page 4 dangling.
+      const dropped = IncrementalPageRank.fromState(structuredClone(next.exportState()));
+      dropped.stopGuessing();
+      dropped.refreshResidual();
+      dropped.solve(1e-12);
+      assert.equal(dropped.guessUnfetched, false);
+      const stored = densePageRank(5, [[0, 1], [0, 2], [1, 2], [2, 0], [2, 3], [2, 4]]);
+      assert.ok(maxAbsDifference(dropped.scores(), stored) < 1e-11);
+      assert.deepEqual(dropped.scores(), dropped.exactScores());
       next.setLinks(4, []);
       next.solve(1e-12);
       const edges: Array<[number, number]> = [[0, 1], [0, 2], [1, 2], [2, 0], [2, 3], [2, 4]];
