@@ -11,9 +11,9 @@
  * that appear on many fetched pages (a site's template: Home, Up, the table
  * of contents) are the ones most likely to be on the unfetched pages too.
  * Once every page is fetched this is the PageRank of the graph (nothing is
- * guessed). An experiment's estimate (src/experiments/crawl-ordering.ts),
- * solved from scratch by power iteration; the crawler's live PageRank keeps
- * the convention of docs/live-importance.md.
+ * guessed). This is the definition, solved from scratch by power iteration:
+ * the crawler's live estimate keeps the same vector incrementally
+ * (IncrementalPageRank with guessUnfetched, tested against this one).
  *
  * Transition of a page u: fetched with k > 0 links: 1/k to each; fetched with
  * none (dangling): uniform; not fetched: d(v) = in_fetched(v) / L, where
