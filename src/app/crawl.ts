@@ -59,6 +59,15 @@ export interface CrawlCliOptions {
   live?: boolean;
   liveInterval?: string;
   liveInlineEdges?: string;
+  /** Commander's --no-compression and --no-sitemaps give false. */
+  compression?: boolean;
+  sitemaps?: boolean;
+  maxSitemaps?: string;
+  maxSitemapEntries?: string;
+  respectNofollow?: boolean;
+  warc?: string;
+  warcSize?: string;
+  recrawl?: boolean;
   top?: string;
   quiet?: boolean;
   json?: boolean;
@@ -113,6 +122,13 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
   if (options.liveInlineEdges !== undefined) s.liveInlineEdges = integerOption('--live-inline-edges', options.liveInlineEdges, 5_000_000, 0);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
+  if (options.compression !== undefined) s.compression = options.compression;
+  if (options.sitemaps !== undefined) s.sitemaps = options.sitemaps;
+  if (options.maxSitemaps !== undefined) s.maxSitemaps = integerOption('--max-sitemaps', options.maxSitemaps, 50, 0);
+  if (options.maxSitemapEntries !== undefined) s.maxSitemapEntries = integerOption('--max-sitemap-entries', options.maxSitemapEntries, 50_000, 1);
+  if (options.respectNofollow !== undefined) s.respectNofollow = options.respectNofollow;
+  if (options.warc !== undefined) s.warcDir = resolvePath(options.warc);
+  if (options.warcSize !== undefined) s.warcMaxBytes = integerOption('--warc-size', options.warcSize, 1_000_000_000, 1_000_000);
   return s;
 }
 
@@ -158,6 +174,7 @@ export async function runCrawl(
   const settings = await crawlSettings(store, seeds, options);
   const report: CrawlReport = await Crawler.run(store, settings, {
     resume: options.resume === true,
+    recrawl: options.recrawl === true,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     progressMs: options.progressMs ?? 1000,
     progressTop: options.progressTop ?? 3,

@@ -7,7 +7,7 @@
  * cash 1, every page stored once, each fetch recorded once.
  */
 import type { AdaptiveOpic } from '../analysis/adaptive-opic.js';
-import type { CrawlBatch, FetchRecord, LinkKind, NewLink } from '../store/store.js';
+import type { CrawlBatch, FetchRecord, LinkKind, NewLink, PageRole } from '../store/store.js';
 import { CRAWL_STATE } from '../store/store.js';
 
 /** Store page ids are OPIC ids + 1 (ids start at 1 in both databases). */
@@ -18,6 +18,7 @@ export interface PageFacts {
   key(id: number): string;
   hostname(id: number): string;
   depth(id: number): number;
+  role(id: number): PageRole;
 }
 
 export class PendingBatch {
@@ -53,8 +54,8 @@ export class PendingBatch {
     if (id < this.persisted) this.depths.set(storeId(id), depth);
   }
 
-  link(source: number, target: number, kind: LinkKind, nofollow: boolean): void {
-    this.links.push({ source: storeId(source), target: storeId(target), kind, nofollow });
+  link(source: number, target: number, kind: LinkKind, rel: number, hreflang: string | null = null, lastmod: number | null = null): void {
+    this.links.push({ source: storeId(source), target: storeId(target), kind, nofollow: (rel & 1) !== 0, rel, hreflang, lastmod });
   }
 
   /** Takes everything pending as a batch, with OPIC's changes and the given crawl_state entries. */
@@ -71,6 +72,7 @@ export class PendingBatch {
         host: facts.hostname(id),
         depth: facts.depth(id),
         focus: opicState.focus,
+        role: facts.role(id),
         opic: opicState,
         windowHistory: opic.interpolatedHistory(id),
       });

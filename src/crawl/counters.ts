@@ -23,4 +23,12 @@ export interface CrawlCounters {
   /** Links that could not be followed: invalid, not http(s), too long. */
   invalidLinks: number;
   hosts: number;
+  /** Bytes of bodies received on the wire in this session (compressed or not). */
+  wireBytes: number;
+  /** Bytes of those bodies once decoded. */
+  bodyBytes: number;
+  /** Re-reads answered 304 Not Modified in this session. */
+  notModified: number;
+  /** Sitemaps read in this session. */
+  sitemaps: number;
 }

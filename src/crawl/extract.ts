@@ -2,21 +2,36 @@
  * What a crawler takes from an HTML page, read as it streams in through
  * htmlparser2 (a tokenizer without recursion, and no tree kept, see
  * FlatParser: malformed or deeply nested markup cannot overflow anything nor
- * cost more than its length): the hyperlinks of <a> and <area>
- * with their rel=nofollow, the first <base href>, <link rel=canonical>,
- * <meta name=robots content=nofollow>, and the title. Hrefs are kept as
- * written; the crawler resolves them against the base.
+ * cost more than its length): the links of <a> and <area> (href, rel tokens
+ * nofollow, ugc and sponsored), <frame> and <iframe> (src), <meta
+ * http-equiv=refresh> (its URL), <link rel=alternate hreflang>, the first
+ * <base href>, <link rel=canonical>, <meta name=robots content=nofollow>, and
+ * the title. Hrefs are kept as written; the crawler resolves them against the
+ * base. A link written twice (same kind, same href) is kept once, nofollow
+ * (ugc, sponsored) only if every copy says so.
  */
 import { Parser } from 'htmlparser2';
+import { REL_BITS } from '../store/store.js';
 
-/** Links after this many on one page are counted, not kept (a page is not a link farm's list). */
+/** Distinct links after this many on one page are counted, not kept (a page is not a link farm's list). */
 export const MAX_LINKS_PER_PAGE = 10_000;
 /** Characters of title kept. */
 export const MAX_TITLE_LENGTH = 500;
+/** Characters of an hreflang kept (BCP 47 tags are short; x-default is the longest common one). */
+const MAX_HREFLANG_LENGTH = 35;
+
+/** The kinds of link an HTML page holds (store.ts's LinkKind, less those an answer or a sitemap makes). */
+export type HtmlLinkKind = 'anchor' | 'area' | 'frame' | 'iframe' | 'refresh' | 'alternate';
 
 export interface ExtractedLink {
   href: string;
+  kind: HtmlLinkKind;
+  /** rel bits (store.ts REL_BITS): nofollow, ugc, sponsored. */
+  rel: number;
+  /** rel has nofollow (or the page's <meta name=robots> says nofollow). */
   nofollow: boolean;
+  /** Of an alternate link. */
+  hreflang: string | null;
 }
 
 export interface ExtractedPage {
@@ -36,6 +51,36 @@ function relHas(rel: string | undefined, token: string): boolean {
   return rel.toLowerCase().split(/\s+/).includes(token);
 }
 
+/** The rel bits of a rel attribute's tokens. */
+export function relBits(rel: string | undefined): number {
+  if (rel === undefined) return 0;
+  let bits = 0;
+  for (const token of rel.toLowerCase().split(/\s+/)) {
+    if (token === 'nofollow') bits |= REL_BITS.nofollow;
+    else if (token === 'ugc') bits |= REL_BITS.ugc;
+    else if (token === 'sponsored') bits |= REL_BITS.sponsored;
+  }
+  return bits;
+}
+
+/**
+ * The URL of a <meta http-equiv=refresh> content, as HTML's "shared declarative refresh steps"
+ * read it: a time (digits and dots), then ';' or ',' and spaces, then an optional "url" and "=",
+ * then the URL, quoted or not. null when there is no URL (a refresh of the page itself).
+ */
+export function refreshUrl(content: string): string | null {
+  const match = /^\s*[0-9.]*\s*(?:[;,]\s*)?(?:url\s*=\s*)?(.*)$/is.exec(content);
+  let url = (match?.[1] ?? '').trim();
+  if (url === '') return null;
+  const quote = url[0];
+  if (quote === '"' || quote === "'") {
+    const end = url.indexOf(quote, 1);
+    url = end === -1 ? url.slice(1) : url.slice(1, end);
+  }
+  url = url.trim();
+  return url === '' ? null : url;
+}
+
 /**
  * htmlparser2's Parser keeps a stack of the open elements, shifted and unshifted at every tag:
  * O(depth) per tag, minutes of CPU for a page of 100,000 nested elements. The extractor needs no
@@ -51,6 +96,8 @@ class FlatParser extends Parser {
 export class LinkExtractor {
   private readonly parser: Parser;
   private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false };
+  /** Index in page.links of each kind and href kept. */
+  private readonly kept = new Map<string, number>();
   private inTitle = false;
   private titleText = '';
   private titleDone = false;
@@ -86,8 +133,32 @@ export class LinkExtractor {
       const title = this.titleText.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
       this.page.title = title === '' ? null : title;
     }
-    if (this.page.nofollowAll) for (const link of this.page.links) link.nofollow = true;
+    if (this.page.nofollowAll) {
+      for (const link of this.page.links) {
+        if (link.kind === 'alternate') continue;
+        link.nofollow = true;
+        link.rel |= REL_BITS.nofollow;
+      }
+    }
     return this.page;
+  }
+
+  private add(kind: HtmlLinkKind, href: string, rel: number, hreflang: string | null = null): void {
+    const id = `${kind} ${href}`;
+    const at = this.kept.get(id);
+    if (at !== undefined) {
+      // Written again: nofollow (ugc, sponsored) only if every copy says so.
+      const link = this.page.links[at]!;
+      link.rel &= rel;
+      link.nofollow = (link.rel & REL_BITS.nofollow) !== 0;
+      return;
+    }
+    if (this.page.links.length >= MAX_LINKS_PER_PAGE) {
+      this.page.droppedLinks++;
+      return;
+    }
+    this.kept.set(id, this.page.links.length);
+    this.page.links.push({ href, kind, rel, nofollow: (rel & REL_BITS.nofollow) !== 0, hreflang });
   }
 
   private open(name: string, attributes: Record<string, string>): void {
@@ -96,20 +167,33 @@ export class LinkExtractor {
       case 'area': {
         const href = attributes.href;
         if (href === undefined) return;
-        if (this.page.links.length >= MAX_LINKS_PER_PAGE) {
-          this.page.droppedLinks++;
-          return;
-        }
-        this.page.links.push({ href, nofollow: relHas(attributes.rel, 'nofollow') });
+        this.add(name === 'a' ? 'anchor' : 'area', href, relBits(attributes.rel));
+        return;
+      }
+      case 'frame':
+      case 'iframe': {
+        const src = attributes.src;
+        if (src === undefined || src.trim() === '') return;
+        this.add(name, src, 0);
         return;
       }
       case 'base':
         if (this.page.base === null && attributes.href !== undefined) this.page.base = attributes.href;
         return;
-      case 'link':
-        if (this.page.canonical === null && attributes.href !== undefined && relHas(attributes.rel, 'canonical')) this.page.canonical = attributes.href;
+      case 'link': {
+        const href = attributes.href;
+        if (href === undefined) return;
+        if (this.page.canonical === null && relHas(attributes.rel, 'canonical')) this.page.canonical = href;
+        const hreflang = attributes.hreflang?.trim();
+        if (hreflang !== undefined && hreflang !== '' && relHas(attributes.rel, 'alternate')) this.add('alternate', href, 0, hreflang.slice(0, MAX_HREFLANG_LENGTH));
         return;
+      }
       case 'meta': {
+        if ((attributes['http-equiv'] ?? '').trim().toLowerCase() === 'refresh') {
+          const url = refreshUrl(attributes.content ?? '');
+          if (url !== null) this.add('refresh', url, 0);
+          return;
+        }
         if ((attributes.name ?? '').toLowerCase() !== 'robots') return;
         const content = (attributes.content ?? '').toLowerCase();
         if (/(^|[\s,])(nofollow|none)($|[\s,])/.test(content)) this.page.nofollowAll = true;

@@ -7,19 +7,33 @@
  *   and fetches the target as a page of its own, through the same checks);
  * - connect, header and idle-body timeouts, and a deadline for the whole
  *   page (a server dripping one byte a second cannot hold a connection);
- * - a body size cap, and a content-type check before reading the body;
+ * - compression asked for (Accept-Encoding: gzip, deflate, br) and undone as
+ *   the body streams in, also when the server compresses unasked
+ *   (decode.ts); the size cap applies to the bytes on the wire and to the
+ *   decoded ones, so a small compressed bomb stops at the cap;
+ * - conditional requests (If-None-Match, If-Modified-Since) from the
+ *   validators a page was stored with: an unchanged page costs a 304;
  * - HTML is decoded (charset of the Content-Type, else UTF-8) and parsed as
- *   it streams in (extract.ts): the body is never held whole.
+ *   it streams in (extract.ts), sitemaps likewise (sitemap.ts): the body is
+ *   never held whole; its SHA-1 is taken on the way (a changed page is
+ *   known as changed even without validators);
+ * - with a recorder (WARC output), every request and response as exchanged.
  * Answers are classified for the crawler's retry policy: 5xx, 429, timeouts
- * and network errors may be retried; 4xx, refused addresses, unknown hosts
- * and oversized bodies are final.
+ * and network errors may be retried; 4xx, refused addresses, unknown hosts,
+ * oversized bodies and bodies that cannot be decoded are final.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { TextDecoder } from 'node:util';
+import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
+import { pipeline } from 'node:stream/promises';
+import { TextDecoder } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
+import { Sha1Digest } from '../util/digest.js';
+import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
 import type { IpRules } from './ip-rules.js';
 import { type ExtractedPage, LinkExtractor } from './extract.js';
+import { DEFAULT_MAX_SITEMAP_ENTRIES, type ExtractedSitemap, SitemapExtractor } from './sitemap.js';
 
 export const DEFAULT_USER_AGENT = 'wga/0.1 (web graph analyzer; +https://github.com/wga-project/wga)';
 
@@ -38,21 +52,70 @@ export interface FetcherOptions {
   maxBodyBytes?: number;
   /** Connections kept per origin. */
   connectionsPerOrigin?: number;
+  /** Ask for compressed answers (Accept-Encoding: gzip, deflate, br): true. Answers compressed unasked are decoded either way. */
+  compression?: boolean;
+  /** Entries read of one sitemap (DEFAULT_MAX_SITEMAP_ENTRIES). */
+  maxSitemapEntries?: number;
+  /** Told of every request and its answer (WARC output). */
+  recorder?: ExchangeRecorder;
+}
+
+/** One request and its answer, as exchanged: what a WARC file keeps. */
+export interface HttpExchange {
+  url: string;
+  /** When the request was sent. */
+  date: Date;
+  /** Request headers as sent (Host first). */
+  requestHeaders: Array<[string, string]>;
+  status: number;
+  statusText: string;
+  /** Response headers as received, but Transfer-Encoding (the body is kept de-chunked). */
+  responseHeaders: Array<[string, string]>;
+  /** The body as received (still content-coded), maybe cut (see truncated). */
+  body: Buffer[];
+  /** Why the body kept is not all of it (WARC-Truncated): 'length', 'time' or 'disconnect'; null when whole. */
+  truncated: 'length' | 'time' | 'disconnect' | null;
+}
+
+export interface ExchangeRecorder {
+  record(exchange: HttpExchange): void;
+}
+
+/** The validators of a stored answer, for a conditional request. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
 }
 
 export type FailureKind = 'excluded' | 'retryable' | 'final';
+
+/** How a body is read: parsed as HTML (page), as a sitemap, or kept as text (robots.txt). */
+export type BodyMode = 'page' | 'sitemap' | 'text';
 
 export interface FetchResult {
   /** HTTP status, or null when no answer came. */
   status: number | null;
   /** Media type of the Content-Type header, lower case, without parameters. */
   contentType: string | null;
-  /** Body bytes received. */
+  /** Body bytes as decoded (as received when not compressed). */
   size: number;
+  /** Body bytes received on the wire. */
+  wireSize: number;
+  /** The content codings the body came in (gzip, deflate, br), in the order applied. */
+  encoding: ContentCoding[];
   /** The parsed page, for a 2xx HTML answer. */
   page: ExtractedPage | null;
+  /** The parsed sitemap, in sitemap mode, for a 2xx answer. */
+  sitemap: ExtractedSitemap | null;
   /** The body as text, in text mode (robots.txt), for a 2xx answer. */
   text: string | null;
+  /** SHA-1 of the decoded body of a 2xx answer read whole ('sha1:BASE32'). */
+  contentHash: string | null;
+  /** ETag and Last-Modified of a 2xx answer. */
+  etag: string | null;
+  lastModified: string | null;
+  /** A 304 answer to a conditional request. */
+  notModified: boolean;
   /** Location of a redirect, as sent. */
   location: string | null;
   /** Retry-After of a 429 or 503 answer, in milliseconds. */
@@ -109,8 +172,36 @@ function retryAfter(header: string | string[] | undefined): number | null {
   return Number.isNaN(date) ? null : Math.min(Math.max(0, date - Date.now()), 60_000);
 }
 
+const EMPTY_RESULT: FetchResult = {
+  status: null, contentType: null, size: 0, wireSize: 0, encoding: [], page: null, sitemap: null, text: null, contentHash: null, etag: null,
+  lastModified: null, notModified: false, location: null, retryAfterMs: null, error: null, failure: null,
+};
+
 function failed(error: string, failure: FailureKind, partial: Partial<FetchResult> = {}): FetchResult {
-  return { status: null, contentType: null, size: 0, page: null, text: null, location: null, retryAfterMs: null, ...partial, error, failure };
+  return { ...EMPTY_RESULT, ...partial, error, failure };
+}
+
+/** A body past a size cap: on the wire, or once decoded. */
+class BodyTooLarge extends Error {
+  constructor(
+    readonly limit: number,
+    readonly decoded: boolean,
+  ) {
+    super(decoded ? `body larger than ${limit} bytes once decoded` : `body larger than ${limit} bytes`);
+  }
+}
+
+/** Text mode has read as much as it keeps: the rest of the body is not wanted. */
+class EnoughText extends Error {}
+
+/** Response headers as name/value lines, Transfer-Encoding left out (the body is kept de-chunked). */
+function headerLines(headers: Record<string, string | string[] | undefined>): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === 'transfer-encoding') continue;
+    for (const one of Array.isArray(value) ? value : [value]) lines.push([name, one]);
+  }
+  return lines;
 }
 
 /** Describes a network error in words, with how the crawler should take it. */
@@ -150,9 +241,15 @@ export class Fetcher {
   private readonly resolve: ReadonlyMap<string, string>;
   private readonly pageTimeoutMs: number;
   private readonly maxBodyBytes: number;
+  private readonly compression: boolean;
+  private readonly maxSitemapEntries: number;
+  private readonly recorder: ExchangeRecorder | null;
 
   constructor(options: FetcherOptions) {
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.compression = options.compression ?? true;
+    this.maxSitemapEntries = options.maxSitemapEntries ?? DEFAULT_MAX_SITEMAP_ENTRIES;
+    this.recorder = options.recorder ?? null;
     this.rules = options.ipRules;
     this.resolve = options.resolve ?? new Map();
     this.pageTimeoutMs = options.pageTimeoutMs ?? 60_000;
@@ -208,10 +305,11 @@ export class Fetcher {
   };
 
   /**
-   * Fetches `url`: in 'page' mode a 2xx HTML answer is parsed for links; in 'text' mode
-   * (robots.txt) a 2xx body is returned as text, up to `textLimit` bytes.
+   * Fetches `url`: in 'page' mode a 2xx HTML answer is parsed for links; in 'sitemap' mode a 2xx
+   * answer is read as a sitemap; in 'text' mode (robots.txt) a 2xx body is returned as text, up
+   * to `textLimit` bytes. With `validators`, the request is conditional.
    */
-  async fetch(url: URL, mode: 'page' | 'text' = 'page', textLimit = 512 * 1024): Promise<FetchResult> {
+  async fetch(url: URL, mode: BodyMode = 'page', textLimit = 512 * 1024, validators: Validators | null = null): Promise<FetchResult> {
     if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
       const decision = this.rules.check(url.hostname);
       if (!decision.allowed) return failed(`excluded: ${decision.reason}`, 'excluded');
@@ -222,75 +320,230 @@ export class Fetcher {
       deadlineHit = true;
       controller.abort();
     }, this.pageTimeoutMs);
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: mode === 'page' ? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' : mode === 'sitemap' ? 'application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5' : 'text/plain,*/*;q=0.5',
+      'accept-encoding': this.compression ? ACCEPT_ENCODING : 'identity',
+    };
+    if (validators?.etag != null) headers['if-none-match'] = validators.etag;
+    if (validators?.lastModified != null) headers['if-modified-since'] = validators.lastModified;
+    const sentAt = new Date();
+    // What the recorder is told at the end (the body's chunks as they came, up to the cap).
+    let exchange: HttpExchange | null = null;
+    let keptBytes = 0;
+    const keep = (chunk: Buffer): void => {
+      if (exchange === null) return;
+      if (keptBytes + chunk.length <= this.maxBodyBytes) {
+        exchange.body.push(chunk);
+        keptBytes += chunk.length;
+      } else exchange.truncated = 'length';
+    };
     try {
       const response = await this.agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { 'user-agent': this.userAgent, accept: mode === 'page' ? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' : 'text/plain,*/*;q=0.5' },
+        headers,
         signal: controller.signal,
       });
       const status = response.statusCode;
+      if (this.recorder !== null) {
+        exchange = {
+          url: url.href,
+          date: sentAt,
+          requestHeaders: [['host', url.host], ...Object.entries(headers)],
+          status,
+          statusText: response.statusText || STATUS_CODES[status] || '',
+          responseHeaders: headerLines(response.headers),
+          body: [],
+          truncated: null,
+        };
+      }
       const contentType = mediaType(response.headers['content-type']);
-      const base = { status, contentType, size: 0, page: null, text: null, location: null, retryAfterMs: null, error: null, failure: null } as FetchResult;
+      const base: FetchResult = { ...EMPTY_RESULT, status, contentType };
       const body = response.body;
+      const drain = async (): Promise<number> => {
+        // Read what is cheap to read (the connection stays alive), kept for the recorder; beyond, hang up.
+        let size = 0;
+        try {
+          for await (const chunk of body as AsyncIterable<Buffer>) {
+            size += chunk.length;
+            keep(chunk);
+            if (size > DRAIN_LIMIT) {
+              if (exchange !== null) exchange.truncated = 'length';
+              body.destroy();
+              break;
+            }
+          }
+        } catch {
+          if (exchange !== null) exchange.truncated = 'disconnect';
+        }
+        return size;
+      };
+      if (status === 304) {
+        const wireSize = await drain();
+        return { ...base, wireSize, notModified: true };
+      }
       if (status >= 300 && status < 400) {
-        await body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
+        const wireSize = await drain();
         const location = headerText(response.headers.location);
-        if (REDIRECTS.has(status) && location === null) return { ...base, error: `redirect ${status} without Location`, failure: 'final' };
-        return { ...base, location: REDIRECTS.has(status) ? location : null };
+        if (REDIRECTS.has(status) && location === null) return { ...base, wireSize, error: `redirect ${status} without Location`, failure: 'final' };
+        return { ...base, wireSize, location: REDIRECTS.has(status) ? location : null };
       }
       if (status >= 400) {
-        await body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
+        const wireSize = await drain();
         const retryable = status >= 500 || status === 429 || status === 408;
         return {
           ...base,
+          wireSize,
           error: `HTTP ${status}`,
           failure: retryable ? 'retryable' : 'final',
           retryAfterMs: status === 429 || status === 503 ? retryAfter(response.headers['retry-after']) : null,
         };
       }
       const isHtml = contentType === null || HTML_TYPES.has(contentType);
-      if (mode === 'page' && !isHtml) {
-        await body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
-        return base;
+      if ((mode === 'page' && !isHtml) || status < 200) {
+        const wireSize = await drain();
+        return { ...base, wireSize };
       }
-      if (status < 200) {
-        await body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
-        return base;
+      const encoding = parseContentEncoding(response.headers['content-encoding']);
+      if (!encoding.ok) {
+        const wireSize = await drain();
+        return { ...base, wireSize, error: encoding.problem, failure: 'final' };
       }
-      const decoder = decoderFor(charsetOf(response.headers['content-type']));
-      const limit = mode === 'page' ? this.maxBodyBytes : textLimit;
-      const extractor = mode === 'page' ? new LinkExtractor() : null;
-      let text = '';
-      let size = 0;
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > limit) {
-          if (mode === 'text') {
-            text += decoder.decode(chunk.subarray(0, chunk.length - (size - limit)));
-            body.destroy();
-            return { ...base, size: limit, text };
-          }
-          body.destroy();
-          return { ...base, size, error: `body larger than ${limit} bytes`, failure: 'final' };
-        }
-        const decoded = decoder.decode(chunk, { stream: true });
-        if (extractor !== null) extractor.write(decoded);
-        else text += decoded;
+      const codings = encoding.codings;
+      const read = await this.readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep);
+      const answered = {
+        ...base,
+        encoding: codings,
+        wireSize: read.wireSize,
+        size: read.size,
+        etag: headerText(response.headers.etag),
+        lastModified: headerText(response.headers['last-modified']),
+      };
+      if (read.problem !== null) {
+        if (exchange !== null && read.tooLarge) exchange.truncated = 'length';
+        return { ...answered, error: read.problem, failure: 'final' };
       }
-      const rest = decoder.decode();
-      if (extractor !== null) {
-        extractor.write(rest);
-        return { ...base, size, page: extractor.end() };
-      }
-      return { ...base, size, text: text + rest };
+      if (exchange !== null && read.cut) exchange.truncated = 'length';
+      return { ...answered, page: read.page, sitemap: read.sitemap, text: read.text, contentHash: read.cut ? null : read.hash };
     } catch (error) {
+      if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
       const { message, failure } = classify(error, deadlineHit, this.pageTimeoutMs);
-      return failed(message, failure);
+      return failed(message, failure, exchange === null ? {} : { status: null });
     } finally {
       clearTimeout(timer);
+      if (exchange !== null) this.recorder!.record(exchange);
     }
+  }
+
+  /**
+   * Reads a 2xx body through its decoders, the bytes on the wire and the decoded ones both capped
+   * at `limit` (text mode: the decoded text is cut there instead), into the reader of `mode`.
+   */
+  private async readBody(
+    body: AsyncIterable<Buffer> & { destroy(): void },
+    mode: BodyMode,
+    codings: readonly ContentCoding[],
+    contentTypeHeader: string | string[] | undefined,
+    limit: number,
+    keep: (chunk: Buffer) => void,
+  ): Promise<{
+    wireSize: number;
+    size: number;
+    hash: string;
+    page: ExtractedPage | null;
+    sitemap: ExtractedSitemap | null;
+    text: string | null;
+    cut: boolean;
+    problem: string | null;
+    tooLarge: boolean;
+  }> {
+    const wireLimit = mode === 'text' ? this.maxBodyBytes : limit;
+    let wireSize = 0;
+    let size = 0;
+    let cut = false;
+    const digest = new Sha1Digest();
+    const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
+    const extractor = mode === 'page' ? new LinkExtractor() : null;
+    const sitemap = mode === 'sitemap' ? new SitemapExtractor(this.maxSitemapEntries) : null;
+    // A sitemap.xml.gz (gzip bytes without a Content-Encoding): gathered, then gunzipped under the cap.
+    let gzipped: Buffer[] | null = null;
+    let text = '';
+    const wire = async function* (): AsyncGenerator<Buffer> {
+      for await (const chunk of body) {
+        wireSize += chunk.length;
+        if (wireSize > wireLimit) throw new BodyTooLarge(wireLimit, false);
+        keep(chunk);
+        yield chunk;
+      }
+    };
+    const consume = (chunk: Buffer): void => {
+      if (mode === 'text') {
+        if (size + chunk.length > limit) {
+          const rest = chunk.subarray(0, limit - size);
+          size = limit;
+          text += decoder.decode(rest, { stream: true });
+          cut = true;
+          throw new EnoughText();
+        }
+        size += chunk.length;
+        digest.update(chunk);
+        text += decoder.decode(chunk, { stream: true });
+        return;
+      }
+      size += chunk.length;
+      if (size > limit) throw new BodyTooLarge(limit, codings.length > 0);
+      digest.update(chunk);
+      if (sitemap !== null && (gzipped !== null || (size === chunk.length && looksGzipped(chunk)))) {
+        (gzipped ??= []).push(chunk);
+        return;
+      }
+      const decoded = decoder.decode(chunk, { stream: true });
+      if (extractor !== null) extractor.write(decoded);
+      else sitemap!.write(decoded);
+    };
+    try {
+      // pipeline's typings have no overload for a spread of transforms between a generator and a function.
+      const run = pipeline as unknown as (...stages: unknown[]) => Promise<void>;
+      await run(wire, ...decoderStreams(codings), async (decoded: AsyncIterable<Buffer>) => {
+        for await (const chunk of decoded) consume(chunk);
+      });
+    } catch (error) {
+      const none = { page: null, sitemap: null, text: null, hash: '', cut: false };
+      if (error instanceof EnoughText) {
+        body.destroy();
+        return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: false };
+      }
+      if (error instanceof BodyTooLarge) {
+        body.destroy();
+        if (mode === 'text') return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: true };
+        return { ...none, wireSize, size, problem: error.message, tooLarge: true };
+      }
+      if (isDecodingError(error)) {
+        body.destroy();
+        return { ...none, wireSize, size, problem: decodingProblem(codings, error), tooLarge: false };
+      }
+      throw error;
+    }
+    const hash = digest.label();
+    if (mode === 'text') return { wireSize, size, hash, page: null, sitemap: null, text: text + decoder.decode(), cut, problem: null, tooLarge: false };
+    if (extractor !== null) {
+      extractor.write(decoder.decode());
+      return { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
+    }
+    if (gzipped !== null) {
+      let inflated: Buffer;
+      try {
+        inflated = gunzipSync(Buffer.concat(gzipped), { maxOutputLength: limit });
+      } catch (error) {
+        const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+        const problem = tooLarge ? `sitemap larger than ${limit} bytes once gunzipped` : `broken gzip sitemap: ${(error as Error).message.slice(0, 120)}`;
+        return { wireSize, size, hash, page: null, sitemap: null, text: null, cut: false, problem, tooLarge };
+      }
+      sitemap!.write(new TextDecoder('utf-8').decode(inflated));
+    } else sitemap!.write(decoder.decode());
+    return { wireSize, size, hash, page: null, sitemap: sitemap!.end(), text: null, cut: false, problem: null, tooLarge: false };
   }
 
   /** Closes idle connections and waits for running requests. */

@@ -27,6 +27,20 @@ export interface Host {
   nextAt: number;
   delayMs: number;
   timer: NodeJS.Timeout | null;
+  /** Sitemaps to read before the host's pages (robots.txt's Sitemap lines, or /sitemap.xml). */
+  sitemapQueue: SitemapTask[];
+  /** Sitemaps of this host asked for in this session (capped by --max-sitemaps). */
+  sitemapsAsked: number;
+}
+
+/** A sitemap to read: a URL robots.txt named, one a sitemap index named, or the /sitemap.xml probe. */
+export interface SitemapTask {
+  url: URL;
+  key: string;
+  /** The sitemap index that named it (a page id), or -1. */
+  parent: number;
+  /** /sitemap.xml tried on a host whose robots.txt names no sitemap: kept only when it is one. */
+  probe: boolean;
 }
 
 export class HostTable {
@@ -56,6 +70,8 @@ export class HostTable {
       nextAt: 0,
       delayMs: this.delayMs,
       timer: null,
+      sitemapQueue: [],
+      sitemapsAsked: 0,
     };
     this.hosts.push(host);
     this.byOrigin.set(origin, host.id);

@@ -48,6 +48,7 @@ export async function fetchRobotsRules(fetcher: Fetcher, origin: string, options
 
 /** The stored record of a fetch (the page's links aside). */
 export function fetchRecordOf(result: FetchResult): FetchRecord {
+  const ok = result.status !== null && result.status >= 200 && result.status < 300 && result.error === null;
   return {
     status: result.status,
     contentType: result.contentType,
@@ -55,5 +56,17 @@ export function fetchRecordOf(result: FetchResult): FetchRecord {
     size: result.status === null ? null : result.size,
     title: result.page?.title?.replace(/\u0000/g, '\uFFFD') ?? null,
     error: result.error,
+    wireSize: result.status === null ? null : result.wireSize,
+    contentHash: ok ? result.contentHash : null,
+    // Validators are kept only for an answer whose body was read whole (a conditional request stands for it later).
+    etag: ok && result.contentHash !== null ? safeHeader(result.etag) : null,
+    lastModified: ok && result.contentHash !== null ? safeHeader(result.lastModified) : null,
+    notModified: result.notModified,
   };
+}
+
+/** A header value kept to be sent back: bounded, and only what a header may hold. */
+function safeHeader(value: string | null): string | null {
+  if (value === null || value.length > 512 || /[^\t\x20-\x7e\x80-\xff]/.test(value)) return null;
+  return value;
 }

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 interface Robot {
   isAllowed(url: string, userAgent?: string): boolean | undefined;
   getCrawlDelay(userAgent?: string): number | undefined;
+  getSitemaps(): string[];
 }
 
 // robots-parser is CommonJS exporting the function itself; its typings declare an ES default export.
@@ -69,6 +70,11 @@ export class RobotsRules {
     if (this.robot === null) return true;
     // robots-parser answers undefined for URLs of another origin: those are not ours to judge.
     return this.robot.isAllowed(url, this.userAgent) !== false;
+  }
+
+  /** The URLs of its Sitemap lines (any group's: they are not for one agent), as written. */
+  sitemaps(): string[] {
+    return this.robot?.getSitemaps() ?? [];
   }
 
   /** The Crawl-delay for our User-Agent in milliseconds (0 when none), capped at MAX_CRAWL_DELAY_SECONDS. */

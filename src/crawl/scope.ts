@@ -83,17 +83,21 @@ export class Scope {
     if (!(this.maxDepth >= 0)) throw new OptionError('--max-depth', `must be at least 0, got ${this.maxDepth}`);
   }
 
-  /** Why the URL is out of the crawl's sector, or null when it is in (depth: clicks from a seed). */
-  exclusion(url: URL, key: string, depth: number): string | null {
+  /**
+   * Why the URL is out of the crawl's sector, or null when it is in (depth: clicks from a seed).
+   * A sitemap (`sitemap`: one robots.txt or an index names) is no page of the sector: its extension
+   * (.xml, .xml.gz) and --filter do not apply to it, its hosts and --fence do.
+   */
+  exclusion(url: URL, key: string, depth: number, sitemap = false): string | null {
     if (depth > this.maxDepth) return `deeper than --max-depth ${this.maxDepth}`;
     const host = url.hostname;
     if (this.hosts === 'seeds' && !this.seedHosts.has(host)) return `host ${host} is not a seed's host`;
     if (this.hosts === 'domain' && !this.domains.some((d) => host === d || host.endsWith(`.${d}`))) return `host ${host} is outside the seeds' domains`;
-    const extension = extensionOf(url.pathname);
+    const extension = sitemap ? '' : extensionOf(url.pathname);
     if (extension !== '') {
       if (this.allowed !== null ? !this.allowed.has(extension) : this.skipped.has(extension)) return `extension .${extension} is not fetched`;
     }
-    if (this.filters.length > 0 && !this.filters.some((re) => test(re, key))) return 'matches no --filter';
+    if (!sitemap && this.filters.length > 0 && !this.filters.some((re) => test(re, key))) return 'matches no --filter';
     const fence = this.fences.find((re) => test(re, key));
     if (fence !== undefined) return `matches --fence ${fence.source}`;
     return null;

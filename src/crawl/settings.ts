@@ -65,6 +65,20 @@ export interface CrawlSettings {
    * thread costs. 0: in a worker from the start.
    */
   liveInlineEdges: number;
+  /** Ask for compressed answers (Accept-Encoding: gzip, deflate, br): true. */
+  compression: boolean;
+  /** Read sitemaps (robots.txt's Sitemap lines, else /sitemap.xml): true. */
+  sitemaps: boolean;
+  /** Sitemaps read per host and session (an index's included): 50. */
+  maxSitemaps: number;
+  /** Entries read of one sitemap: 50,000 (the protocol's own limit). */
+  maxSitemapEntries: number;
+  /** Do not find new pages through rel=nofollow links (they are still recorded to known pages): false. */
+  respectNofollow: boolean;
+  /** Write every request and answer to WARC files in this directory (null: no WARC). */
+  warcDir: string | null;
+  /** A WARC file is closed and the next one started at this size, bytes: 1 GB. */
+  warcMaxBytes: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
@@ -107,6 +121,13 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   live: true,
   liveIntervalMs: 1000,
   liveInlineEdges: 5_000_000,
+  compression: true,
+  sitemaps: true,
+  maxSitemaps: 50,
+  maxSitemapEntries: 50_000,
+  respectNofollow: false,
+  warcDir: null,
+  warcMaxBytes: 1_000_000_000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -137,6 +158,9 @@ function checkSettings(s: CrawlSettings): void {
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
   if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);
   integer('--live-inline-edges', s.liveInlineEdges, 0);
+  integer('--max-sitemaps', s.maxSitemaps, 0);
+  integer('--max-sitemap-entries', s.maxSitemapEntries, 1);
+  integer('--warc-size', s.warcMaxBytes, 1_000_000);
   if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);

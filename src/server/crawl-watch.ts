@@ -158,10 +158,12 @@ export class CrawlWatch {
           ? {
               known: p.known, fetched: p.fetched, failed: p.failed, excluded: p.excluded, redirects: p.redirects, other: p.other,
               frontier: p.frontier, inFlight: p.inFlight, requests: p.requests, retries: p.retries, invalidLinks: p.invalidLinks, hosts: p.hosts,
+              wireBytes: p.wireBytes, bodyBytes: p.bodyBytes, notModified: p.notModified, sitemaps: p.sitemaps,
             }
           : {
               known: c.pages, fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: 0, other: 0,
               frontier: c.frontier, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
+              wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0,
             },
       pagesPerSecond: p !== null ? p.pagesPerSecond : stored.running ? otherRate : 0,
       fetches: stored.fetches,

@@ -22,7 +22,15 @@ import {
   crawlPageFromRow,
   liveOpicExpression,
   type LinkRow,
+  LINK_ROW_COLUMNS,
   PAGE_COLUMNS,
+  type PriorAnswer,
+  VISIT_COLUMNS,
+  type VisitRow,
+  diffLinkSets,
+  roleCode,
+  visitFromRow,
+  visitOf,
   type PageRow,
   type RunRow,
   checkStorableUrl,
@@ -39,6 +47,8 @@ import {
   type CrawlLock,
   type FetchRecord,
   type ImportReport,
+  type LinkChangeRecord,
+  type LinkFilter,
   type LinkKind,
   type LinkPaging,
   type LinkRecord,
@@ -51,7 +61,10 @@ import {
   type StoreCounts,
   type StoredCrawl,
   type StoredGraph,
+  type VisitRecord,
   alignScores,
+  linkFilterOf,
+  relOf,
   StoreError,
   parseOpicState,
 } from './store.js';
@@ -225,8 +238,11 @@ export class PostgresStore implements Store {
     return { pagesAdded: pages.rowCount ?? 0, linksAdded: links.rowCount ?? 0 };
   }
 
-  async loadGraph(kinds: readonly LinkKind[] = ['anchor', 'redirect']): Promise<StoredGraph> {
+  async loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph> {
+    const { kinds, withoutRel } = linkFilterOf(filter);
     const codes = kindCodes(kinds).join(', ');
+    // Integers of ours (kind codes, rel bits), never text from outside.
+    const relCondition = withoutRel === 0 ? '' : ` AND (rel & ${Math.trunc(withoutRel)}) = 0`;
     const client = await this.pool.connect();
     try {
       // A repeatable-read transaction: pages and links from the same snapshot.
@@ -243,7 +259,7 @@ export class PostgresStore implements Store {
       ids.forEach((id, v) => (dense[id] = v));
       const edges = new EdgeBuffer();
       // No ORDER BY: the graph builder sorts; a sort here would cost more than the copy.
-      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})) TO STDOUT`, (s, t) =>
+      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})${relCondition}) TO STDOUT`, (s, t) =>
         edges.push(dense[s]!, dense[t]!),
       );
       await client.query('COMMIT');
@@ -331,9 +347,9 @@ export class PostgresStore implements Store {
   async addLinks(links: readonly NewLink[]): Promise<number> {
     if (links.length === 0) return 0;
     const result = await this.pool.query(
-      `INSERT INTO links (source, target, kind, nofollow)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
-      [links.map((l) => l.source), links.map((l) => l.target), links.map((l) => LINK_KIND_CODES[l.kind]), links.map((l) => l.nofollow)],
+      `INSERT INTO links (source, target, kind, nofollow, rel, hreflang, lastmod)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[], $5::smallint[], $6::text[], $7::float8[]) ON CONFLICT DO NOTHING`,
+      linkColumns(links),
     );
     return result.rowCount ?? 0;
   }
@@ -381,8 +397,8 @@ export class PostgresStore implements Store {
   async *linkBatches(batchSize = 100_000): AsyncIterable<NewLink[]> {
     let after = [-1, -1, -1];
     for (;;) {
-      const { rows } = await this.pool.query<{ source: number; target: number; kind: number; nofollow: boolean }>(
-        'SELECT source, target, kind, nofollow FROM links WHERE (source, target, kind) > ($1, $2, $3) ORDER BY source, target, kind LIMIT $4',
+      const { rows } = await this.pool.query<{ source: number; target: number; kind: number; nofollow: boolean; rel: number; hreflang: string | null; lastmod: number | null }>(
+        'SELECT source, target, kind, nofollow, rel, hreflang, lastmod FROM links WHERE (source, target, kind) > ($1, $2, $3) ORDER BY source, target, kind LIMIT $4',
         [...after, batchSize],
       );
       if (rows.length === 0) return;
@@ -393,6 +409,9 @@ export class PostgresStore implements Store {
         target: Number(row.target),
         kind: LINK_KIND_NAMES[Number(row.kind)] ?? 'anchor',
         nofollow: row.nofollow === true,
+        rel: Number(row.rel),
+        hreflang: row.hreflang,
+        lastmod: row.lastmod === null ? null : Number(row.lastmod),
       }));
     }
   }
@@ -426,7 +445,7 @@ export class PostgresStore implements Store {
   async links(page: number, direction: 'in' | 'out', paging: LinkPaging = {}): Promise<LinkRecord[]> {
     const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
     const { rows } = await this.pool.query<LinkRow>(
-      `SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other}
+      `SELECT p.url AS url, ${LINK_ROW_COLUMNS} FROM links l JOIN pages p ON p.id = l.${other}
        WHERE l.${self} = $1 ORDER BY p.url COLLATE "C", l.kind LIMIT $2 OFFSET $3`,
       [page, paging.limit ?? null, paging.offset ?? 0],
     );
@@ -513,7 +532,7 @@ export class PostgresStore implements Store {
   }
 
   async reset(): Promise<void> {
-    await this.pool.query('TRUNCATE scores, runs, links, pages, crawl_state RESTART IDENTITY');
+    await this.pool.query('TRUNCATE scores, runs, link_changes, visits, links, pages, crawl_state RESTART IDENTITY');
   }
 
   async writeCrawlBatch(batch: CrawlBatch): Promise<void> {
@@ -524,41 +543,19 @@ export class PostgresStore implements Store {
       const pages = batch.pages;
       if (pages.length > 0) {
         await client.query(
-          `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history)
+          `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role)
            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::boolean[], $7::float8[], $8::float8[],
-                                $9::float8[], $10::int[], $11::float8[], $12::float8[], $13::float8[], $14::float8[])`,
+                                $9::float8[], $10::int[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::smallint[])`,
           [
             column(pages, (p) => p.id), column(pages, (p) => p.url), column(pages, (p) => p.key), column(pages, (p) => p.host),
             column(pages, (p) => p.depth), column(pages, (p) => p.focus), column(pages, (p) => p.opic.cash), column(pages, (p) => p.opic.history),
             column(pages, (p) => p.opic.lastRead), column(pages, (p) => p.opic.reads), column(pages, (p) => p.opic.seenAll),
             column(pages, (p) => p.opic.seenUnread), column(pages, (p) => p.opic.seenFocus), column(pages, (p) => p.windowHistory),
+            column(pages, (p) => roleCode(p.role)),
           ],
         );
       }
-      const fetches = batch.fetches;
-      if (fetches.length > 0) {
-        await client.query(
-          `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
-             fetch_error = f.fetch_error, fetch_seq = f.fetch_seq
-           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[])
-             AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq)
-           WHERE p.id = f.id`,
-          [
-            column(fetches, (f) => f.id), column(fetches, (f) => f.record.status), column(fetches, (f) => f.record.contentType),
-            column(fetches, (f) => f.record.fetchedAt), column(fetches, (f) => f.record.size), column(fetches, (f) => f.record.title),
-            column(fetches, (f) => f.record.error), column(fetches, (f) => f.fetchSeq),
-          ],
-        );
-      }
-      if (batch.replaceLinksOf.length > 0) await client.query('DELETE FROM links WHERE source = ANY($1::bigint[])', [batch.replaceLinksOf]);
-      const links = batch.links;
-      if (links.length > 0) {
-        await client.query(
-          `INSERT INTO links (source, target, kind, nofollow)
-           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
-          [column(links, (l) => l.source), column(links, (l) => l.target), column(links, (l) => LINK_KIND_CODES[l.kind]), column(links, (l) => l.nofollow)],
-        );
-      }
+      await recordFetches(client, batch.fetches, batch.replaceLinksOf, batch.links);
       const opic = batch.opic;
       if (opic.length > 0) {
         await client.query(
@@ -618,6 +615,43 @@ export class PostgresStore implements Store {
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
+  async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {
+    const { rows } =
+      page === undefined
+        ? await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at, ctid`, [from, to])
+        : await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = $3 AND fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at, ctid`, [from, to, page]);
+    return rows.map(visitFromRow);
+  }
+
+  async visitsBefore(time: number, to: number): Promise<VisitRecord[]> {
+    const { rows } = await this.pool.query<VisitRow>(
+      `SELECT DISTINCT ON (page) ${VISIT_COLUMNS} FROM visits
+       WHERE fetched_at < $1 AND page IN (SELECT page FROM visits WHERE fetched_at >= $1 AND fetched_at < $2)
+       ORDER BY page, fetched_at DESC`,
+      [time, to],
+    );
+    return rows.map(visitFromRow);
+  }
+
+  async linkChanges(from: number, to: number, limit: number): Promise<LinkChangeRecord[]> {
+    const { rows } = await this.pool.query<{ at: number; source: string; target: string; kind: number; added: boolean }>(
+      `SELECT c.at AS at, s.url AS source, t.url AS target, c.kind AS kind, c.added AS added FROM link_changes c
+       JOIN pages s ON s.id = c.source JOIN pages t ON t.id = c.target
+       WHERE c.at >= $1 AND c.at < $2 ORDER BY c.at, c.ctid LIMIT $3`,
+      [from, to, limit],
+    );
+    return rows.map((r) => ({ at: Number(r.at), source: r.source, target: r.target, kind: LINK_KIND_NAMES[Number(r.kind)] ?? 'anchor', added: r.added }));
+  }
+
+  async visitCounts(pages?: readonly number[]): Promise<Array<{ page: number; visits: number; changes: number; first: number; last: number }>> {
+    const { rows } = await this.pool.query<{ page: string; visits: string; changes: string; first: number; last: number }>(
+      `SELECT page, count(*) AS visits, count(*) FILTER (WHERE changed) AS changes, min(fetched_at) AS first, max(fetched_at) AS last
+       FROM visits ${pages === undefined ? '' : 'WHERE page = ANY($1::bigint[])'} GROUP BY page ORDER BY page`,
+      pages === undefined ? [] : [pages],
+    );
+    return rows.map((r) => ({ page: Number(r.page), visits: Number(r.visits), changes: Number(r.changes), first: Number(r.first), last: Number(r.last) }));
+  }
+
   async takeCrawlLock(lock: CrawlLock, canTake: (holder: CrawlLock) => boolean): Promise<CrawlLock | null> {
     return this.transaction(async (client) => {
       // Serialises lock takers across processes for the length of this transaction.
@@ -653,6 +687,110 @@ export class PostgresStore implements Store {
       [state.all, state.unread, state.focused, state.clock, limit],
     );
     return rows.map((row) => ({ page: pageFromRow(row), value: row.value }));
+  }
+}
+
+/** The columns of links as unnest's arrays: source, target, kind, nofollow, rel, hreflang, lastmod. */
+export function linkColumns(links: readonly NewLink[]): unknown[][] {
+  return [
+    links.map((l) => l.source), links.map((l) => l.target), links.map((l) => LINK_KIND_CODES[l.kind]), links.map((l) => (relOf(l) & 1) === 1),
+    links.map((l) => relOf(l)), links.map((l) => l.hreflang ?? null), links.map((l) => l.lastmod ?? null),
+  ];
+}
+
+/**
+ * Records fetches in a transaction, as a crawl checkpoint does (both stores' semantics, see
+ * sqlite.ts): the answer over the page's row (a 304 only moves its time), the links of
+ * `replaceLinksOf` replaced by `links`, the links a re-read added or removed, and a visit per fetch,
+ * changed or not judged against the digest stored before.
+ */
+export async function recordFetches(
+  client: pg.PoolClient,
+  fetches: ReadonlyArray<{ id: number; fetchSeq: number | null; record: FetchRecord }>,
+  replaceLinksOf: readonly number[],
+  links: readonly NewLink[],
+): Promise<void> {
+  const column = <T, U>(rows: readonly T[], pick: (row: T) => U): U[] => rows.map(pick);
+  const prior = new Map<number, PriorAnswer>();
+  if (fetches.length > 0) {
+    const { rows } = await client.query<PriorAnswer & { id: string }>('SELECT id, status, fetch_error, content_hash FROM pages WHERE id = ANY($1::bigint[])', [
+      column(fetches, (f) => f.id),
+    ]);
+    for (const row of rows) prior.set(Number(row.id), row);
+    const full = fetches.filter((f) => f.record.notModified !== true);
+    const same = fetches.filter((f) => f.record.notModified === true);
+    if (full.length > 0) {
+      await client.query(
+        `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
+           fetch_error = f.fetch_error, fetch_seq = f.fetch_seq, wire_size = f.wire_size, etag = f.etag, last_modified = f.last_modified, content_hash = f.content_hash
+         FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[])
+           AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash)
+         WHERE p.id = f.id`,
+        [
+          column(full, (f) => f.id), column(full, (f) => f.record.status), column(full, (f) => f.record.contentType),
+          column(full, (f) => f.record.fetchedAt), column(full, (f) => f.record.size), column(full, (f) => f.record.title),
+          column(full, (f) => f.record.error), column(full, (f) => f.fetchSeq), column(full, (f) => f.record.wireSize ?? null),
+          column(full, (f) => f.record.etag ?? null), column(full, (f) => f.record.lastModified ?? null), column(full, (f) => f.record.contentHash ?? null),
+        ],
+      );
+    }
+    if (same.length > 0) {
+      await client.query('UPDATE pages p SET fetched_at = f.fetched_at, fetch_seq = f.fetch_seq FROM unnest($1::bigint[], $2::float8[], $3::bigint[]) AS f (id, fetched_at, fetch_seq) WHERE p.id = f.id', [
+        column(same, (f) => f.id), column(same, (f) => f.record.fetchedAt), column(same, (f) => f.fetchSeq),
+      ]);
+    }
+  }
+  const replaced = new Map<number, Array<[number, number]>>();
+  if (replaceLinksOf.length > 0) {
+    const sources = [...new Set(replaceLinksOf)];
+    for (const source of sources) replaced.set(source, []);
+    const { rows } = await client.query<[string, string, number]>({ text: 'SELECT source, target, kind FROM links WHERE source = ANY($1::bigint[])', values: [sources], rowMode: 'array' });
+    for (const [source, target, kind] of rows) replaced.get(Number(source))!.push([Number(target), Number(kind)]);
+    await client.query('DELETE FROM links WHERE source = ANY($1::bigint[])', [sources]);
+  }
+  if (links.length > 0) {
+    await client.query(
+      `INSERT INTO links (source, target, kind, nofollow, rel, hreflang, lastmod)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[], $5::smallint[], $6::text[], $7::float8[]) ON CONFLICT DO NOTHING`,
+      linkColumns(links),
+    );
+  }
+  const lastFetch = new Map(fetches.map((f) => [f.id, f.record.fetchedAt]));
+  const counts = new Map<number, { added: number; removed: number }>();
+  if (replaced.size > 0) {
+    const after = new Map<number, Array<[number, number]>>([...replaced.keys()].map((source) => [source, []]));
+    const { rows } = await client.query<[string, string, number]>({ text: 'SELECT source, target, kind FROM links WHERE source = ANY($1::bigint[])', values: [[...replaced.keys()]], rowMode: 'array' });
+    for (const [source, target, kind] of rows) after.get(Number(source))!.push([Number(target), Number(kind)]);
+    const changes: Array<[number, number, number, number, boolean]> = [];
+    for (const [source, before] of replaced) {
+      const { added, removed } = diffLinkSets(before, after.get(source)!);
+      const at = lastFetch.get(source) ?? Date.now();
+      for (const [target, kind] of added) changes.push([at, source, target, kind, true]);
+      for (const [target, kind] of removed) changes.push([at, source, target, kind, false]);
+      counts.set(source, { added: added.length, removed: removed.length });
+    }
+    if (changes.length > 0) {
+      await client.query('INSERT INTO link_changes (at, source, target, kind, added) SELECT * FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::smallint[], $5::boolean[])', [
+        column(changes, (c) => c[0]), column(changes, (c) => c[1]), column(changes, (c) => c[2]), column(changes, (c) => c[3]), column(changes, (c) => c[4]),
+      ]);
+    }
+  }
+  if (fetches.length > 0) {
+    const visits = fetches.map((f) => {
+      const v = visitOf(f.record, prior.get(f.id));
+      const counted = lastFetch.get(f.id) === v.fetchedAt ? counts.get(f.id) : undefined;
+      if (counted !== undefined) counts.delete(f.id);
+      return { id: f.id, v, added: counted?.added ?? 0, removed: counted?.removed ?? 0 };
+    });
+    await client.query(
+      `INSERT INTO visits (${VISIT_COLUMNS})
+       SELECT * FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::int[], $9::int[])`,
+      [
+        column(visits, (x) => x.id), column(visits, (x) => x.v.fetchedAt), column(visits, (x) => x.v.status), column(visits, (x) => x.v.error),
+        column(visits, (x) => x.v.contentHash), column(visits, (x) => x.v.changed), column(visits, (x) => x.v.notModified),
+        column(visits, (x) => x.added), column(visits, (x) => x.removed),
+      ],
+    );
   }
 }
 

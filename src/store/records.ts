@@ -1,8 +1,8 @@
 /** Conversions shared by the store implementations: labels to keys, rows to records. */
 import { hostOf, resolveUrl } from '../crawl/url.js';
 import { InputFormatError } from '../errors.js';
-import { LINK_KIND_NAMES } from './schema.js';
-import type { LinkKind, LinkRecord, PageRecord, RunRecord, StoredCrawlPage } from './store.js';
+import { LINK_KIND_NAMES, PAGE_ROLE_CODES } from './schema.js';
+import { type FetchRecord, type LinkKind, type LinkRecord, type PageRecord, type PageRole, PAGE_ROLES, type RunRecord, type StoredCrawlPage, type VisitRecord, relTokens } from './store.js';
 
 /** Refuses URLs no database text column can hold (PostgreSQL rejects NUL characters). */
 export function checkStorableUrl(url: string, where: string): void {
@@ -32,9 +32,22 @@ export interface PageRow {
   title: string | null;
   fetch_error: string | null;
   depth: number | null;
+  wire_size: number | string | null;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string | null;
+  role: number;
 }
 
-export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth';
+export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role';
+
+export function roleOf(code: number): PageRole {
+  return PAGE_ROLES[Number(code)] ?? 'page';
+}
+
+export function roleCode(role: PageRole | undefined): number {
+  return PAGE_ROLE_CODES[role ?? 'page'];
+}
 
 export function pageFromRow(row: PageRow): PageRecord {
   return {
@@ -49,6 +62,11 @@ export function pageFromRow(row: PageRow): PageRecord {
     title: row.title,
     error: row.fetch_error,
     depth: row.depth,
+    wireSize: row.wire_size === null ? null : Number(row.wire_size),
+    etag: row.etag,
+    lastModified: row.last_modified,
+    contentHash: row.content_hash,
+    role: roleOf(row.role),
   };
 }
 
@@ -56,10 +74,64 @@ export interface LinkRow {
   url: string;
   kind: number;
   nofollow: number | boolean;
+  rel: number;
+  hreflang: string | null;
+  lastmod: number | null;
 }
 
+/** The link columns linkFromRow reads, with `l` the links table's alias. */
+export const LINK_ROW_COLUMNS = 'l.kind AS kind, l.nofollow AS nofollow, l.rel AS rel, l.hreflang AS hreflang, l.lastmod AS lastmod';
+
 export function linkFromRow(row: LinkRow): LinkRecord {
-  return { url: row.url, kind: LINK_KIND_NAMES[row.kind] ?? 'anchor', nofollow: row.nofollow === true || row.nofollow === 1 };
+  return {
+    url: row.url,
+    kind: LINK_KIND_NAMES[row.kind] ?? 'anchor',
+    nofollow: row.nofollow === true || row.nofollow === 1,
+    rel: relTokens(Number(row.rel)),
+    hreflang: row.hreflang,
+    lastmod: row.lastmod === null ? null : Number(row.lastmod),
+  };
+}
+
+export interface VisitRow {
+  page: number | string;
+  fetched_at: number;
+  status: number | null;
+  fetch_error: string | null;
+  content_hash: string | null;
+  changed: number | boolean | null;
+  not_modified: number | boolean;
+  links_added: number;
+  links_removed: number;
+}
+
+export const VISIT_COLUMNS = 'page, fetched_at, status, fetch_error, content_hash, changed, not_modified, links_added, links_removed';
+
+export function visitFromRow(row: VisitRow): VisitRecord {
+  return {
+    page: Number(row.page),
+    fetchedAt: Number(row.fetched_at),
+    status: row.status,
+    error: row.fetch_error,
+    contentHash: row.content_hash,
+    changed: row.changed === null ? null : row.changed === true || row.changed === 1,
+    notModified: row.not_modified === true || row.not_modified === 1,
+    linksAdded: Number(row.links_added),
+    linksRemoved: Number(row.links_removed),
+  };
+}
+
+/** A link's identity in a page's link set: target and kind. */
+export const linkSetKey = (target: number, kind: number): string => `${target} ${kind}`;
+
+/** What changed between a page's links before and after a re-read: the (target, kind) pairs added and removed. */
+export function diffLinkSets(before: ReadonlyArray<[number, number]>, after: ReadonlyArray<[number, number]>): { added: Array<[number, number]>; removed: Array<[number, number]> } {
+  const old = new Set(before.map(([t, k]) => linkSetKey(t, k)));
+  const now = new Set(after.map(([t, k]) => linkSetKey(t, k)));
+  return {
+    added: after.filter(([t, k]) => !old.has(linkSetKey(t, k))),
+    removed: before.filter(([t, k]) => !now.has(linkSetKey(t, k))),
+  };
 }
 
 export interface RunRow {
@@ -94,15 +166,15 @@ export function kindCodes(kinds: readonly LinkKind[]): number[] {
 
 /** Columns a crawl reads back to resume, in this order (see crawlPageFromRow). */
 export const CRAWL_PAGE_COLUMNS =
-  'id, url, url_key, host, depth, focus, status, content_type, fetch_error, fetch_seq, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history';
+  'id, url, url_key, host, depth, focus, status, content_type, fetch_error, fetch_seq, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role, etag, last_modified';
 
 export type CrawlPageRow = [
   number | string, string, string, string, number | null, number | boolean, number | null, string | null, string | null, number | string | null,
-  number, number, number, number, number, number, number, number,
+  number, number, number, number, number, number, number, number, number, string | null, string | null,
 ];
 
 export function crawlPageFromRow(row: CrawlPageRow): StoredCrawlPage {
-  const [id, url, key, host, depth, focus, status, contentType, error, fetchSeq, cash, history, lastRead, reads, seenAll, seenUnread, seenFocus, windowHistory] = row;
+  const [id, url, key, host, depth, focus, status, contentType, error, fetchSeq, cash, history, lastRead, reads, seenAll, seenUnread, seenFocus, windowHistory, role, etag, lastModified] = row;
   const isFocus = focus === true || focus === 1;
   return {
     id: Number(id),
@@ -117,6 +189,9 @@ export function crawlPageFromRow(row: CrawlPageRow): StoredCrawlPage {
     fetchSeq: fetchSeq === null ? null : Number(fetchSeq),
     opic: { cash, history, lastRead, reads: Number(reads), seenAll, seenUnread, seenFocus, focus: isFocus },
     windowHistory,
+    role: roleOf(role),
+    etag,
+    lastModified,
   };
 }
 
@@ -138,3 +213,23 @@ export const COUNT_CONDITIONS = {
   excluded: "status IS NULL AND fetch_error LIKE 'excluded:%'",
   frontier: 'status IS NULL AND fetch_error IS NULL',
 } as const;
+
+/** What a page's row held before a fetch is recorded over it. */
+export interface PriorAnswer {
+  status: number | null;
+  fetch_error: string | null;
+  content_hash: string | null;
+}
+
+/**
+ * A fetch as a visit: a 304 changed nothing; a 2xx body with a digest changed the page when the
+ * digest stored before differs; otherwise (a first visit, an error, no digest) it is not known.
+ */
+export function visitOf(r: FetchRecord, prior: PriorAnswer | undefined): Omit<VisitRecord, 'page' | 'linksAdded' | 'linksRemoved'> {
+  const priorHash = prior?.content_hash ?? null;
+  const hash = r.notModified === true ? priorHash : (r.contentHash ?? null);
+  let changed: boolean | null = null;
+  if (r.notModified === true) changed = false;
+  else if (hash !== null && priorHash !== null) changed = hash !== priorHash;
+  return { fetchedAt: r.fetchedAt, status: r.status, error: r.error, contentHash: hash, changed, notModified: r.notModified === true };
+}

@@ -6,7 +6,7 @@
  * pages: one row per normalised URL (url_key), with what the last fetch
  *   found and what the crawler needs (OPIC's cash, history and last-read
  *   clock, the depth at which the page was found).
- * links: each (source, target, kind) once; kind 0 anchor, 1 redirect, 2 canonical.
+ * links: each (source, target, kind) once; kind 0 anchor, 1 redirect, 2 canonical (3-8 from version 3).
  * runs and scores: an analysis run and the value it gave every page, so that
  *   PageRank, Monte Carlo, OPIC, TrafficRank, HOTness, levels, SCC ids... can
  *   be stored, compared and queried later.
@@ -14,11 +14,17 @@
  * Version 2 adds what a crawl needs to stop and resume exactly: OPIC's raw
  * state per page (the pool counters it has seen, see analysis/opic.ts), the
  * focus flag, the order of fetches, and Adaptive OPIC's interpolated history.
+ * Version 3 adds what the real web needs: the kinds of link beyond the first
+ * three, each link's rel tokens (bits), hreflang and sitemap lastmod; per page
+ * the bytes on the wire, the validators (ETag, Last-Modified) and a digest of
+ * the body, and whether it is a sitemap; every fetch as a visit (changed or
+ * not, links added and removed), and the links each re-read added or removed.
  */
-import type { LinkKind } from './store.js';
+import type { LinkKind, PageRole } from './store.js';
 
-export const LINK_KIND_CODES: Record<LinkKind, number> = { anchor: 0, redirect: 1, canonical: 2 };
-export const LINK_KIND_NAMES: readonly LinkKind[] = ['anchor', 'redirect', 'canonical'];
+export const LINK_KIND_CODES: Record<LinkKind, number> = { anchor: 0, redirect: 1, canonical: 2, area: 3, frame: 4, iframe: 5, refresh: 6, alternate: 7, sitemap: 8 };
+export const LINK_KIND_NAMES: readonly LinkKind[] = ['anchor', 'redirect', 'canonical', 'area', 'frame', 'iframe', 'refresh', 'alternate', 'sitemap'];
+export const PAGE_ROLE_CODES: Record<PageRole, number> = { page: 0, sitemap: 1 };
 
 export interface Migration {
   version: number;
@@ -91,6 +97,42 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE pages ADD COLUMN window_history REAL NOT NULL DEFAULT 0',
     ],
   },
+  {
+    version: 3,
+    description: 'link kinds, rel, hreflang and lastmod; wire size, validators, digest and role of pages; visits and link changes',
+    statements: [
+      'ALTER TABLE links ADD COLUMN rel INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE links ADD COLUMN hreflang TEXT',
+      'ALTER TABLE links ADD COLUMN lastmod REAL',
+      'UPDATE links SET rel = 1 WHERE nofollow <> 0',
+      'ALTER TABLE pages ADD COLUMN wire_size INTEGER',
+      'ALTER TABLE pages ADD COLUMN etag TEXT',
+      'ALTER TABLE pages ADD COLUMN last_modified TEXT',
+      'ALTER TABLE pages ADD COLUMN content_hash TEXT',
+      'ALTER TABLE pages ADD COLUMN role INTEGER NOT NULL DEFAULT 0',
+      `CREATE TABLE visits (
+        page INTEGER NOT NULL REFERENCES pages (id),
+        fetched_at REAL NOT NULL,
+        status INTEGER,
+        fetch_error TEXT,
+        content_hash TEXT,
+        changed INTEGER,
+        not_modified INTEGER NOT NULL DEFAULT 0,
+        links_added INTEGER NOT NULL DEFAULT 0,
+        links_removed INTEGER NOT NULL DEFAULT 0
+      )`,
+      'CREATE INDEX visits_page ON visits (page, fetched_at)',
+      'CREATE INDEX visits_time ON visits (fetched_at)',
+      `CREATE TABLE link_changes (
+        at REAL NOT NULL,
+        source INTEGER NOT NULL REFERENCES pages (id),
+        target INTEGER NOT NULL REFERENCES pages (id),
+        kind INTEGER NOT NULL,
+        added INTEGER NOT NULL
+      )`,
+      'CREATE INDEX link_changes_time ON link_changes (at)',
+    ],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -156,6 +198,42 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE pages ADD COLUMN focus BOOLEAN NOT NULL DEFAULT FALSE',
       'ALTER TABLE pages ADD COLUMN fetch_seq BIGINT',
       'ALTER TABLE pages ADD COLUMN window_history DOUBLE PRECISION NOT NULL DEFAULT 0',
+    ],
+  },
+  {
+    version: 3,
+    description: 'link kinds, rel, hreflang and lastmod; wire size, validators, digest and role of pages; visits and link changes',
+    statements: [
+      'ALTER TABLE links ADD COLUMN rel SMALLINT NOT NULL DEFAULT 0',
+      'ALTER TABLE links ADD COLUMN hreflang TEXT',
+      'ALTER TABLE links ADD COLUMN lastmod DOUBLE PRECISION',
+      'UPDATE links SET rel = 1 WHERE nofollow',
+      'ALTER TABLE pages ADD COLUMN wire_size BIGINT',
+      'ALTER TABLE pages ADD COLUMN etag TEXT',
+      'ALTER TABLE pages ADD COLUMN last_modified TEXT',
+      'ALTER TABLE pages ADD COLUMN content_hash TEXT',
+      'ALTER TABLE pages ADD COLUMN role SMALLINT NOT NULL DEFAULT 0',
+      `CREATE TABLE visits (
+        page BIGINT NOT NULL REFERENCES pages (id),
+        fetched_at DOUBLE PRECISION NOT NULL,
+        status INTEGER,
+        fetch_error TEXT,
+        content_hash TEXT,
+        changed BOOLEAN,
+        not_modified BOOLEAN NOT NULL DEFAULT FALSE,
+        links_added INTEGER NOT NULL DEFAULT 0,
+        links_removed INTEGER NOT NULL DEFAULT 0
+      )`,
+      'CREATE INDEX visits_page ON visits (page, fetched_at)',
+      'CREATE INDEX visits_time ON visits (fetched_at)',
+      `CREATE TABLE link_changes (
+        at DOUBLE PRECISION NOT NULL,
+        source BIGINT NOT NULL REFERENCES pages (id),
+        target BIGINT NOT NULL REFERENCES pages (id),
+        kind SMALLINT NOT NULL,
+        added BOOLEAN NOT NULL
+      )`,
+      'CREATE INDEX link_changes_time ON link_changes (at)',
     ],
   },
 ];

@@ -47,11 +47,10 @@
  * fails its checkpoint: nothing it did since is kept.
  */
 import pg from 'pg';
-import { inTransaction } from './postgres.js';
-import type { FetchRecord, LinkKind } from './store.js';
+import { inTransaction, linkColumns } from './postgres.js';
+import type { FetchRecord, NewLink, PageRole } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
-import { LINK_KIND_CODES } from './schema.js';
-import { checkStorableUrl, liveOpicExpression } from './records.js';
+import { VISIT_COLUMNS, checkStorableUrl, liveOpicExpression, roleCode, visitOf } from './records.js';
 import { balance } from './shared-balance.js';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -211,6 +210,7 @@ export interface NewSharedPage {
   host: string;
   depth: number;
   part: number;
+  role?: PageRole;
 }
 
 /** What one checkpoint of an instance writes and asks (crawl/shared-crawler.ts builds it). */
@@ -228,7 +228,8 @@ export interface SharedCheckpoint {
   /** Store ids of pages already stored, by local index. */
   ids: Map<number, number>;
   fetches: Array<{ local: number; part: number; record: FetchRecord; first: boolean }>;
-  links: Array<{ source: number; target: number; kind: LinkKind; nofollow: boolean }>;
+  /** Links by local index (source, target). */
+  links: NewLink[];
   /** OPIC state of stored pages that changed. */
   changed: Array<{ local: number; state: LedgerState }>;
   transfers: Array<{ local: number; part: number; amount: number }>;
@@ -437,16 +438,17 @@ export class SharedCrawlDb {
       if (fresh.length > 0) {
         const st = (pick: (s: LedgerState) => number): number[] => fresh.map((f) => (f.state === null ? 0 : pick(f.state)));
         const inserted = await run(
-          `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::int[], $10::boolean[])
-                        AS s (u, k, h, d, p, c, hi, lr, r, news)),
-                ins AS (INSERT INTO pages (url, url_key, host, depth, part, focus, cash, history, last_read, reads, seen_all)
-                        SELECT u, k, h, d, p, false, c, hi, lr, r, 0 FROM s ORDER BY k
+          `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::int[], $10::boolean[], $11::smallint[])
+                        AS s (u, k, h, d, p, c, hi, lr, r, news, role)),
+                ins AS (INSERT INTO pages (url, url_key, host, depth, part, focus, cash, history, last_read, reads, seen_all, role)
+                        SELECT u, k, h, d, p, false, c, hi, lr, r, 0, role FROM s ORDER BY k
                         ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key, part),
                 n AS (INSERT INTO shared_news (part, page) SELECT ins.part, ins.id FROM ins JOIN s ON s.k = ins.url_key WHERE s.news)
            SELECT id, url_key FROM ins`,
           [
             fresh.map((f) => f.page.url), fresh.map((f) => f.page.key), fresh.map((f) => f.page.host), fresh.map((f) => f.page.depth), fresh.map((f) => f.page.part),
             st((s) => s.cash), st((s) => s.history), st((s) => s.lastRead), st((s) => s.reads), fresh.map((f) => f.news),
+            fresh.map((f) => roleCode(f.page.role)),
           ],
         );
         const byKey = new Map((inserted.rows as Array<{ id: number; url_key: string }>).map((r) => [r.url_key, Number(r.id)]));
@@ -508,25 +510,41 @@ export class SharedCrawlDb {
              status = CASE WHEN u.fetched THEN u.status ELSE p.status END, content_type = CASE WHEN u.fetched THEN u.content_type ELSE p.content_type END,
              fetched_at = CASE WHEN u.fetched THEN u.fetched_at ELSE p.fetched_at END, size = CASE WHEN u.fetched THEN u.size ELSE p.size END,
              title = CASE WHEN u.fetched THEN u.title ELSE p.title END, fetch_error = CASE WHEN u.fetched THEN u.fetch_error ELSE p.fetch_error END,
+             wire_size = CASE WHEN u.fetched THEN u.wire_size ELSE p.wire_size END, etag = CASE WHEN u.fetched THEN u.etag ELSE p.etag END,
+             last_modified = CASE WHEN u.fetched THEN u.last_modified ELSE p.last_modified END,
+             content_hash = CASE WHEN u.fetched THEN u.content_hash ELSE p.content_hash END,
              cash = coalesce(u.cash, p.cash), history = coalesce(u.history, p.history), last_read = coalesce(u.last_read, p.last_read),
              reads = coalesce(u.reads, p.reads), seen_all = coalesce(u.seen_all, p.seen_all)
            FROM unnest($1::bigint[], $2::boolean[], $3::int[], $4::text[], $5::float8[], $6::bigint[], $7::text[], $8::text[],
-                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[])
-             AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all)
+                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[])
+             AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all,
+                   wire_size, etag, last_modified, content_hash)
            WHERE p.id = u.id`,
           [
             u.map(([id]) => id), u.map(([, x]) => x.fetch !== null),
             f((r) => r.status), f((r) => r.contentType), f((r) => r.fetchedAt), f((r) => r.size), f((r) => r.title), f((r) => r.error),
             o((st) => st.cash), o((st) => st.history), o((st) => st.lastRead), o((st) => st.reads), o((st) => st.seenAll),
+            f((r) => r.wireSize ?? null), f((r) => r.etag ?? null), f((r) => r.lastModified ?? null), f((r) => r.contentHash ?? null),
+          ],
+        );
+      }
+      if (c.fetches.length > 0) {
+        // Each fetch a visit (a shared crawl reads each page once: its first visit).
+        const v = c.fetches.map((x, k) => ({ id: fetchedIds[k]!, visit: visitOf(x.record, undefined) }));
+        await run(
+          `INSERT INTO visits (${VISIT_COLUMNS})
+           SELECT * FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::int[], $9::int[])`,
+          [
+            v.map((x) => x.id), v.map((x) => x.visit.fetchedAt), v.map((x) => x.visit.status), v.map((x) => x.visit.error), v.map((x) => x.visit.contentHash),
+            v.map((x) => x.visit.changed), v.map((x) => x.visit.notModified), v.map(() => 0), v.map(() => 0),
           ],
         );
       }
       if (c.links.length > 0) {
-        const l = c.links;
         await run(
-          `INSERT INTO links (source, target, kind, nofollow)
-           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[]) ON CONFLICT DO NOTHING`,
-          [l.map((x) => idOf(x.source)), l.map((x) => idOf(x.target)), l.map((x) => LINK_KIND_CODES[x.kind]), l.map((x) => x.nofollow)],
+          `INSERT INTO links (source, target, kind, nofollow, rel, hreflang, lastmod)
+           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::boolean[], $5::smallint[], $6::text[], $7::float8[]) ON CONFLICT DO NOTHING`,
+          linkColumns(c.links.map((x) => ({ ...x, source: idOf(x.source), target: idOf(x.target) }))),
         );
       }
       if (c.transfers.length > 0) {

@@ -18,7 +18,15 @@ import {
   crawlPageFromRow,
   liveOpicExpression,
   type LinkRow,
+  LINK_ROW_COLUMNS,
   PAGE_COLUMNS,
+  VISIT_COLUMNS,
+  type VisitRow,
+  type PriorAnswer,
+  diffLinkSets,
+  visitOf,
+  roleCode,
+  visitFromRow,
   type PageRow,
   type RunRow,
   checkStorableUrl,
@@ -35,6 +43,8 @@ import {
   type CrawlLock,
   type FetchRecord,
   type ImportReport,
+  type LinkChangeRecord,
+  type LinkFilter,
   type LinkKind,
   type LinkPaging,
   type LinkRecord,
@@ -47,7 +57,10 @@ import {
   type StoreCounts,
   type StoredCrawl,
   type StoredGraph,
+  type VisitRecord,
   alignScores,
+  linkFilterOf,
+  relOf,
   StoreError,
   parseOpicState,
 } from './store.js';
@@ -165,7 +178,8 @@ export class SqliteStore implements Store {
     return { ...report, seconds: (performance.now() - started) / 1000 };
   }
 
-  async loadGraph(kinds: readonly LinkKind[] = ['anchor', 'redirect']): Promise<StoredGraph> {
+  async loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph> {
+    const { kinds, withoutRel } = linkFilterOf(filter);
     const codes = kindCodes(kinds);
     const placeholders = codes.map(() => '?').join(', ');
     // One read transaction: a consistent snapshot while a crawler writes. Values come through
@@ -176,7 +190,8 @@ export class SqliteStore implements Store {
       const maxId = ids.length === 0 ? 0 : ids[ids.length - 1]!;
       const dense = new Int32Array(maxId + 1).fill(-1);
       ids.forEach((id, v) => (dense[id] = v));
-      const where = `WHERE kind IN (${placeholders})`;
+      // withoutRel is an integer of ours, never text from outside.
+      const where = `WHERE kind IN (${placeholders})${withoutRel === 0 ? '' : ` AND (rel & ${Math.trunc(withoutRel)}) = 0`}`;
       // Each link comes as one integer, source * 2^bits + target (exact below 2^53), in one scan of
       // the table: half the rows' crossings into JavaScript of a query per column.
       const bits = Math.max(1, Math.ceil(Math.log2(maxId + 1)));
@@ -211,15 +226,17 @@ export class SqliteStore implements Store {
 
   async *linkBatches(batchSize = 100_000): AsyncIterable<NewLink[]> {
     const next = this.db.prepare(
-      'SELECT source, target, kind, nofollow FROM links WHERE (source, target, kind) > (?, ?, ?) ORDER BY source, target, kind LIMIT ?',
+      'SELECT source, target, kind, nofollow, rel, hreflang, lastmod FROM links WHERE (source, target, kind) > (?, ?, ?) ORDER BY source, target, kind LIMIT ?',
     ).raw();
     let after: [number, number, number] = [-1, -1, -1];
     for (;;) {
-      const rows = next.all(...after, batchSize) as Array<[number, number, number, number]>;
+      const rows = next.all(...after, batchSize) as Array<[number, number, number, number, number, string | null, number | null]>;
       if (rows.length === 0) return;
       const last = rows[rows.length - 1]!;
       after = [last[0], last[1], last[2]];
-      yield rows.map(([source, target, kind, nofollow]) => ({ source, target, kind: LINK_KIND_NAMES[kind] ?? 'anchor', nofollow: nofollow === 1 }));
+      yield rows.map(([source, target, kind, nofollow, rel, hreflang, lastmod]) => ({
+        source, target, kind: LINK_KIND_NAMES[kind] ?? 'anchor', nofollow: nofollow === 1, rel, hreflang, lastmod,
+      }));
     }
   }
 
@@ -245,11 +262,14 @@ export class SqliteStore implements Store {
   }
 
   async addLinks(links: readonly NewLink[]): Promise<number> {
-    const insert = this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow) VALUES (?, ?, ?, ?)');
+    const insert = this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow, rel, hreflang, lastmod) VALUES (?, ?, ?, ?, ?, ?, ?)');
     return this.db
       .transaction(() => {
         let added = 0;
-        for (const link of links) added += insert.run(link.source, link.target, LINK_KIND_CODES[link.kind], link.nofollow ? 1 : 0).changes;
+        for (const link of links) {
+          const rel = relOf(link);
+          added += insert.run(link.source, link.target, LINK_KIND_CODES[link.kind], rel & 1, rel, link.hreflang ?? null, link.lastmod ?? null).changes;
+        }
         return added;
       })
       .immediate();
@@ -306,7 +326,7 @@ export class SqliteStore implements Store {
     const [self, other] = direction === 'out' ? ['source', 'target'] : ['target', 'source'];
     const rows = this.db
       .prepare(
-        `SELECT p.url AS url, l.kind AS kind, l.nofollow AS nofollow FROM links l JOIN pages p ON p.id = l.${other} WHERE l.${self} = ? ORDER BY p.url, l.kind LIMIT ? OFFSET ?`,
+        `SELECT p.url AS url, ${LINK_ROW_COLUMNS} FROM links l JOIN pages p ON p.id = l.${other} WHERE l.${self} = ? ORDER BY p.url, l.kind LIMIT ? OFFSET ?`,
       )
       .all(page, paging.limit ?? -1, paging.offset ?? 0) as LinkRow[];
     return rows.map(linkFromRow);
@@ -387,7 +407,7 @@ export class SqliteStore implements Store {
   async reset(): Promise<void> {
     this.db
       .transaction(() => {
-        for (const table of ['scores', 'runs', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
+        for (const table of ['scores', 'runs', 'link_changes', 'visits', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
       })
       .immediate();
   }
@@ -397,14 +417,20 @@ export class SqliteStore implements Store {
   private prepareCrawlStatements() {
     return {
       insertPage: this.db.prepare(
-        `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       recordFetch: this.db.prepare(
-        'UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ? WHERE id = ?',
+        `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ?,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ? WHERE id = ?`,
       ),
+      recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
+      before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
+      insertVisit: this.db.prepare(`INSERT INTO visits (${VISIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      linksOf: this.db.prepare('SELECT target, kind FROM links WHERE source = ?').raw(),
+      insertLinkChange: this.db.prepare('INSERT INTO link_changes (at, source, target, kind, added) VALUES (?, ?, ?, ?, ?)'),
       deleteLinks: this.db.prepare('DELETE FROM links WHERE source = ?'),
-      insertLink: this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow) VALUES (?, ?, ?, ?)'),
+      insertLink: this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow, rel, hreflang, lastmod) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       updateOpic: this.db.prepare(
         `UPDATE pages SET cash = ?, history = ?, last_read = ?, reads = ?, seen_all = ?, seen_unread = ?, seen_focus = ?, window_history = ?
          WHERE id = ?`,
@@ -422,11 +448,41 @@ export class SqliteStore implements Store {
       .transaction(() => {
         for (const page of batch.pages) {
           const o = page.opic;
-          st.insertPage.run(page.id, page.url, page.key, page.host, page.depth, page.focus ? 1 : 0, o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, page.windowHistory);
+          st.insertPage.run(
+            page.id, page.url, page.key, page.host, page.depth, page.focus ? 1 : 0, o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus,
+            page.windowHistory, roleCode(page.role),
+          );
         }
-        for (const { id, fetchSeq, record: r } of batch.fetches) st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, id);
-        for (const source of batch.replaceLinksOf) st.deleteLinks.run(source);
-        for (const link of batch.links) st.insertLink.run(link.source, link.target, LINK_KIND_CODES[link.kind], link.nofollow ? 1 : 0);
+        // Each fetch is a visit; whether it changed the page is judged against the stored digest before it is replaced.
+        const visits: Array<{ id: number; visit: ReturnType<typeof visitOf> }> = [];
+        for (const { id, fetchSeq, record: r } of batch.fetches) {
+          visits.push({ id, visit: visitOf(r, st.before.get(id) as PriorAnswer | undefined) });
+          if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
+          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, id);
+        }
+        const replaced = new Map<number, Array<[number, number]>>();
+        for (const source of batch.replaceLinksOf) {
+          if (!replaced.has(source)) replaced.set(source, st.linksOf.all(source) as Array<[number, number]>);
+          st.deleteLinks.run(source);
+        }
+        for (const link of batch.links) {
+          const rel = relOf(link);
+          st.insertLink.run(link.source, link.target, LINK_KIND_CODES[link.kind], rel & 1, rel, link.hreflang ?? null, link.lastmod ?? null);
+        }
+        const changes = new Map<number, { added: number; removed: number }>();
+        const lastFetch = new Map(batch.fetches.map((f) => [f.id, f.record.fetchedAt]));
+        for (const [source, before] of replaced) {
+          const { added, removed } = diffLinkSets(before, st.linksOf.all(source) as Array<[number, number]>);
+          const at = lastFetch.get(source) ?? Date.now();
+          for (const [target, kind] of added) st.insertLinkChange.run(at, source, target, kind, 1);
+          for (const [target, kind] of removed) st.insertLinkChange.run(at, source, target, kind, 0);
+          changes.set(source, { added: added.length, removed: removed.length });
+        }
+        for (const { id, visit: v } of visits) {
+          const counted = lastFetch.get(id) === v.fetchedAt ? changes.get(id) : undefined;
+          if (counted !== undefined) changes.delete(id);
+          st.insertVisit.run(id, v.fetchedAt, v.status, v.error, v.contentHash, v.changed === null ? null : v.changed ? 1 : 0, v.notModified ? 1 : 0, counted?.added ?? 0, counted?.removed ?? 0);
+        }
         for (const { id, state: o, windowHistory } of batch.opic) {
           st.updateOpic.run(o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, windowHistory, id);
         }
@@ -451,6 +507,44 @@ export class SqliteStore implements Store {
 
   async crawlState(): Promise<Record<string, string>> {
     return this.readCrawlState();
+  }
+
+  async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {
+    const rows =
+      page === undefined
+        ? this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at, rowid`).all(from, to)
+        : this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = ? AND fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at, rowid`).all(page, from, to);
+    return (rows as VisitRow[]).map(visitFromRow);
+  }
+
+  async visitsBefore(time: number, to: number): Promise<VisitRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${VISIT_COLUMNS.split(', ').map((c) => `v.${c}`).join(', ')} FROM visits v
+         JOIN (SELECT page, max(fetched_at) AS at FROM visits WHERE fetched_at < ? AND page IN (SELECT page FROM visits WHERE fetched_at >= ? AND fetched_at < ?) GROUP BY page) b
+           ON b.page = v.page AND b.at = v.fetched_at
+         ORDER BY v.page`,
+      )
+      .all(time, time, to) as VisitRow[];
+    return rows.map(visitFromRow);
+  }
+
+  async linkChanges(from: number, to: number, limit: number): Promise<LinkChangeRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.at AS at, s.url AS source, t.url AS target, c.kind AS kind, c.added AS added FROM link_changes c
+         JOIN pages s ON s.id = c.source JOIN pages t ON t.id = c.target
+         WHERE c.at >= ? AND c.at < ? ORDER BY c.at, c.rowid LIMIT ?`,
+      )
+      .all(from, to, limit) as Array<{ at: number; source: string; target: string; kind: number; added: number }>;
+    return rows.map((r) => ({ at: r.at, source: r.source, target: r.target, kind: LINK_KIND_NAMES[r.kind] ?? 'anchor', added: r.added === 1 }));
+  }
+
+  async visitCounts(pages?: readonly number[]): Promise<Array<{ page: number; visits: number; changes: number; first: number; last: number }>> {
+    const sql = `SELECT page, count(*) AS visits, sum(CASE WHEN changed = 1 THEN 1 ELSE 0 END) AS changes, min(fetched_at) AS first, max(fetched_at) AS last
+       FROM visits ${pages === undefined ? '' : 'WHERE page IN (SELECT value FROM json_each(?))'} GROUP BY page ORDER BY page`;
+    const rows = (pages === undefined ? this.db.prepare(sql).all() : this.db.prepare(sql).all(JSON.stringify(pages))) as Array<{ page: number; visits: number; changes: number; first: number; last: number }>;
+    return rows.map((r) => ({ page: r.page, visits: r.visits, changes: r.changes, first: r.first, last: r.last }));
   }
 
   async takeCrawlLock(lock: CrawlLock, canTake: (holder: CrawlLock) => boolean): Promise<CrawlLock | null> {

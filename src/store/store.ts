@@ -10,8 +10,49 @@ import type { OpicGlobalState, OpicPageState } from '../analysis/opic.js';
 import type { Graph } from '../graph/graph.js';
 import { ExitCode, WgaError } from '../errors.js';
 
-export type LinkKind = 'anchor' | 'redirect' | 'canonical';
-export const LINK_KINDS: readonly LinkKind[] = ['anchor', 'redirect', 'canonical'];
+/**
+ * What a link is, by where it was found: `anchor` (<a href>), `area` (<area href>), `frame` and
+ * `iframe` (their src), `refresh` (<meta http-equiv=refresh>), `redirect` (a 3xx answer),
+ * `canonical` (<link rel=canonical>), `alternate` (<link rel=alternate hreflang>) and `sitemap`
+ * (a sitemap's entry, or a sitemap index's).
+ */
+export type LinkKind = 'anchor' | 'redirect' | 'canonical' | 'area' | 'frame' | 'iframe' | 'refresh' | 'alternate' | 'sitemap';
+export const LINK_KINDS: readonly LinkKind[] = ['anchor', 'area', 'frame', 'iframe', 'refresh', 'redirect', 'canonical', 'alternate', 'sitemap'];
+/**
+ * The links of the web graph: what a reader follows from a page to another (a click, a frame
+ * shown, a refresh or a redirect taken). OPIC's cash, the live PageRank and, by default, every
+ * analysis of a store use these; canonical, alternate and sitemap links are kept beside them.
+ */
+export const GRAPH_LINK_KINDS: readonly LinkKind[] = ['anchor', 'area', 'frame', 'iframe', 'refresh', 'redirect'];
+
+/** rel tokens kept with a link, as bits of its `rel` (rel="nofollow ugc sponsored"). */
+export const REL_BITS = { nofollow: 1, ugc: 2, sponsored: 4 } as const;
+export type RelToken = keyof typeof REL_BITS;
+export const REL_TOKENS: readonly RelToken[] = ['nofollow', 'ugc', 'sponsored'];
+
+/** The rel tokens of a bit set. */
+export function relTokens(rel: number): RelToken[] {
+  return REL_TOKENS.filter((token) => (rel & REL_BITS[token]) !== 0);
+}
+
+/** Which stored links make a graph: these kinds, without the links carrying any rel bit of `withoutRel`. */
+export interface LinkFilter {
+  kinds: readonly LinkKind[];
+  /** rel bits (REL_BITS) whose links are left out: REL_BITS.nofollow for PageRank without nofollow links. */
+  withoutRel?: number;
+}
+
+/** A LinkFilter from a list of kinds or a filter (undefined: the graph's kinds, every rel). */
+export function linkFilterOf(filter: readonly LinkKind[] | LinkFilter | undefined): Required<LinkFilter> {
+  if (filter === undefined) return { kinds: GRAPH_LINK_KINDS, withoutRel: 0 };
+  if (Array.isArray(filter)) return { kinds: filter as readonly LinkKind[], withoutRel: 0 };
+  const f = filter as LinkFilter;
+  return { kinds: f.kinds, withoutRel: f.withoutRel ?? 0 };
+}
+
+/** What a page is for the crawler: a page of the site, or a sitemap (read as one, not as HTML). */
+export type PageRole = 'page' | 'sitemap';
+export const PAGE_ROLES: readonly PageRole[] = ['page', 'sitemap'];
 
 export interface PageRecord {
   id: number;
@@ -30,12 +71,26 @@ export interface PageRecord {
   error: string | null;
   /** Clicks from the crawl's seeds when first found. */
   depth: number | null;
+  /** Bytes received on the wire (compressed or not); `size` is the decoded body's. */
+  wireSize: number | null;
+  /** The validators of the last 2xx answer, sent back in conditional requests. */
+  etag: string | null;
+  lastModified: string | null;
+  /** Digest of the last 2xx body as decoded ('sha1:' and base 32, as WARC's). */
+  contentHash: string | null;
+  role: PageRole;
 }
 
 export interface LinkRecord {
   url: string;
   kind: LinkKind;
   nofollow: boolean;
+  /** rel tokens of the link (nofollow, ugc, sponsored). */
+  rel: RelToken[];
+  /** hreflang of an alternate link. */
+  hreflang: string | null;
+  /** lastmod of a sitemap entry, milliseconds since the epoch. */
+  lastmod: number | null;
 }
 
 export interface NewLink {
@@ -43,15 +98,56 @@ export interface NewLink {
   target: number;
   kind: LinkKind;
   nofollow: boolean;
+  /** rel bits (REL_BITS); absent: nofollow's bit alone. */
+  rel?: number;
+  hreflang?: string | null;
+  lastmod?: number | null;
+}
+
+/** The rel bits of a link: its own, or the nofollow flag's. */
+export function relOf(link: { nofollow: boolean; rel?: number }): number {
+  return link.rel ?? (link.nofollow ? REL_BITS.nofollow : 0);
 }
 
 export interface FetchRecord {
   status: number | null;
   contentType: string | null;
   fetchedAt: number;
+  /** Bytes of the body as decoded (as received when it was not compressed). */
   size: number | null;
   title: string | null;
   error: string | null;
+  /** Bytes of the body on the wire (compressed), when a body was read. */
+  wireSize?: number | null;
+  /** Digest of the decoded body of a 2xx answer ('sha1:BASE32'). */
+  contentHash?: string | null;
+  etag?: string | null;
+  lastModified?: string | null;
+  /** A 304 answer to a conditional request: the page is as stored (its answer and links stand). */
+  notModified?: boolean;
+}
+
+/** One fetch of a page, as its visit history keeps it (`wga changes`). */
+export interface VisitRecord {
+  page: number;
+  fetchedAt: number;
+  status: number | null;
+  error: string | null;
+  contentHash: string | null;
+  /** null on a page's first visit; else whether its body differs from the visit before (304: false). */
+  changed: boolean | null;
+  notModified: boolean;
+  linksAdded: number;
+  linksRemoved: number;
+}
+
+/** A link that appeared or disappeared when its page was read again. */
+export interface LinkChangeRecord {
+  at: number;
+  source: string;
+  target: string;
+  kind: LinkKind;
+  added: boolean;
 }
 
 export interface RunRecord {
@@ -91,6 +187,8 @@ export interface CrawlPage {
   host: string;
   depth: number;
   focus: boolean;
+  /** 'sitemap' for a sitemap (absent: a page). */
+  role?: PageRole;
 }
 
 /** What a crawl checkpoint writes, in one transaction (see crawl/checkpoint.ts). */
@@ -117,6 +215,8 @@ export interface StoredCrawlPage extends CrawlPage {
   fetchSeq: number | null;
   opic: OpicPageState;
   windowHistory: number;
+  etag: string | null;
+  lastModified: string | null;
 }
 
 export interface StoredCrawl {
@@ -169,8 +269,8 @@ export interface Store {
 
   /** Adds a graph's pages (labels as URLs) and links in one transaction: all or nothing. */
   importGraph(graph: Graph, kind?: LinkKind): Promise<ImportReport>;
-  /** The pages and the links of the given kinds as a graph (default: anchors and redirects). */
-  loadGraph(kinds?: readonly LinkKind[]): Promise<StoredGraph>;
+  /** The pages and the links of the given kinds (and rel) as a graph (default: GRAPH_LINK_KINDS, every rel). */
+  loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph>;
 
   /** Every page with its columns, in id order, a batch at a time (for exports). */
   pageBatches(batchSize?: number): AsyncIterable<PageRecord[]>;
@@ -224,6 +324,15 @@ export interface Store {
   releaseCrawlLock(owner: string): Promise<void>;
   /** The current OPIC importance of the best pages of the crawl in the store, or null if none is. */
   liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null>;
+
+  /** Visits with fetchedAt in [from, to) (every page's, or one page's), in time order. */
+  visits(from: number, to: number, page?: number): Promise<VisitRecord[]>;
+  /** The last visit of each page before `time`, for the pages visited in [time, to). */
+  visitsBefore(time: number, to: number): Promise<VisitRecord[]>;
+  /** Links added or removed by re-reads in [from, to), in time order, at most `limit`. */
+  linkChanges(from: number, to: number, limit: number): Promise<LinkChangeRecord[]>;
+  /** Per page: visits and visits that found a change, over the whole history (for change rates). */
+  visitCounts(pages?: readonly number[]): Promise<Array<{ page: number; visits: number; changes: number; first: number; last: number }>>;
 }
 
 /** crawl_state keys. */
@@ -237,6 +346,8 @@ export const CRAWL_STATE = {
   window: 'opic_window',
   /** The live PageRank's best pages at the checkpoint (crawl/live-state.ts). */
   liveRank: 'live_rank',
+  /** The crawl's sessions: a JSON array of { started, finished } times (finished null while one runs). */
+  sessions: 'sessions',
 } as const;
 
 /** OPIC's global state as crawl_state stores it. */

@@ -368,3 +368,15 @@ export function runCli(args: string[], options: { timeoutMs?: number } = {}): Pr
     });
   });
 }
+
+/**
+ * What a crawler asks of every host besides its pages: robots.txt, and /sitemap.xml when
+ * robots.txt names no sitemap (sitemaps are read by default).
+ */
+export const HOST_FILES: ReadonlySet<string> = new Set(['/robots.txt', '/sitemap.xml']);
+
+/** Whether a request path (or a URL ending in one) is one of HOST_FILES. */
+export function isHostFile(path: string): boolean {
+  for (const file of HOST_FILES) if (path === file || path.endsWith(file)) return true;
+  return false;
+}

@@ -25,6 +25,7 @@ import {
   hrefsOf,
   modelCounts,
   modelCrawl,
+  isHostFile,
   requestedPaths,
   runCli,
   serveLogged,
@@ -73,9 +74,9 @@ async function crawlSite(
   }
 }
 
-/** Requests per path, robots.txt aside. */
+/** Requests per path, robots.txt and the sitemap probe aside. */
 function pageRequests(served: ServedWebsite): Map<string, number> {
-  return new Map([...served.requests].filter(([path]) => path !== '/robots.txt'));
+  return new Map([...served.requests].filter(([path]) => !isHostFile(path)));
 }
 
 function escapeRegExp(text: string): string {
@@ -98,6 +99,9 @@ describe('a full crawl of a generated site', () => {
     const expected = new Map(requestedPaths(model).map((p) => [p, 1]));
     assert.deepEqual(pageRequests(served), expected);
     assert.equal(served.requests.get('/robots.txt'), 1);
+    // robots.txt names no sitemap: /sitemap.xml is tried once, and leaves no page (the site has none).
+    assert.equal(served.requests.get('/sitemap.xml'), 1);
+    assert.ok(!snap.pages.has(`${origin}/sitemap.xml`));
     assert.ok(![...served.requests.keys()].some((p) => p.startsWith('/private/') || p.endsWith('.pdf') || p.startsWith('/calendar/')));
     assert.equal(snap.pages.get(`${origin}/private/secret.html`)?.error, 'excluded: robots.txt disallows it');
 
@@ -232,7 +236,7 @@ describe('scope', () => {
       assertCrawlInvariants(snap);
       for (const url of snap.pages.keys()) assert.match(url, new RegExp(filter));
       assert.equal(snap.pages.size, site.pages, 'the tree links reach every page without leaving /p/');
-      const requested = [...server.requests.keys()].filter((p) => p !== '/robots.txt');
+      const requested = [...server.requests.keys()].filter((p) => !isHostFile(p));
       assert.ok(requested.every((p) => p === '/' || /^\/p\/\d+\.html$/.test(p)), 'only /p/ pages are requested');
       assert.equal(requested.length, site.pages);
     } finally {
@@ -279,6 +283,8 @@ describe('scope', () => {
       const expected = new Map<string, number>([
         [`a.test:${server.port} /robots.txt`, 1],
         [`b.test:${server.port} /robots.txt`, 1],
+        [`a.test:${server.port} /sitemap.xml`, 1],
+        [`b.test:${server.port} /sitemap.xml`, 1],
         ...requestedPaths(modelA).map((p) => [`a.test:${server.port} ${p}`, 1] as [string, number]),
         ...requestedPaths(modelB).map((p) => [`b.test:${server.port} ${p}`, 1] as [string, number]),
       ]);
@@ -314,7 +320,7 @@ describe('politeness', () => {
       const { report } = await crawlInto(store, settingsFor(server.origin, { delayMs: delay, maxPages: 15, concurrency: 8, perHost: 4 }));
       await store.close();
       assert.equal(report.fetches, 15);
-      assert.equal(server.log.length, 16, 'robots.txt and 15 pages');
+      assert.equal(server.log.length, 17, 'robots.txt, the /sitemap.xml probe and 15 pages');
       // The crawler spaces the moments it sends; the server sees arrivals, each late by some jitter
       // (a new connection, a busy process) that can shorten the gap after it. Over any run of
       // requests the jitter does not add up, so: start[j] - start[i] >= (j - i) * delay - delay.
@@ -473,7 +479,12 @@ describe('wga crawl (CLI)', () => {
     assert.equal(json.frontier, 0);
     assert.equal(json.inFlight, 0);
     assert.equal(json.fetches, requestedPaths(model).length);
-    assert.equal(json.requests, json.fetches + 1, 'the pages and robots.txt');
+    assert.equal(json.requests, json.fetches + 2, 'the pages, robots.txt and the /sitemap.xml probe');
+    assert.equal(json.sitemaps, 0);
+    // The test server does not compress: the bodies decoded (pages) are bytes on the wire too, and the
+    // wire also carried the bodies read without decoding (404s, JSON files).
+    assert.ok(json.bodyBytes > 0);
+    assert.ok(json.wireBytes > json.bodyBytes);
     assert.equal(json.hosts, 1);
     assert.equal(typeof json.seconds, 'number');
     assert.ok(Math.abs(json.totalCash - 1) < 1e-9);

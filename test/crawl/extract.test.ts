@@ -64,17 +64,18 @@ describe('LinkExtractor', () => {
     assert.equal(page.canonical, 'https://example.com/canonical');
     assert.equal(page.nofollowAll, false);
     assert.equal(page.droppedLinks, 0);
+    const a = (href: string, rel = 0, kind: 'anchor' | 'area' = 'anchor') => ({ href, kind, rel, nofollow: rel === 1, hreflang: null });
     assert.deepEqual(page.links, [
-      { href: 'relative/page.html', nofollow: false },
-      { href: '/absolute?x=1&y=2', nofollow: false },
-      { href: 'unquoted.html', nofollow: false },
-      { href: 'http://other.example/', nofollow: true },
-      { href: '', nofollow: false },
-      { href: '  spaced.html  ', nofollow: false },
-      { href: '/area-link', nofollow: true },
-      { href: '#fragment', nofollow: false },
-      { href: '/entity/path', nofollow: false },
-      { href: '/in-svg', nofollow: false },
+      a('relative/page.html'),
+      a('/absolute?x=1&y=2'),
+      a('unquoted.html'),
+      a('http://other.example/', 1),
+      a(''),
+      a('  spaced.html  '),
+      a('/area-link', 1, 'area'),
+      a('#fragment'),
+      a('/entity/path'),
+      a('/in-svg'),
     ]);
     for (const hidden of ['/in-script', '/in-style', '/in-comment', '/escaped', '/in-textarea']) {
       assert.ok(!hrefs(page).includes(hidden), `${hidden} is not a link`);
@@ -92,10 +93,13 @@ describe('LinkExtractor', () => {
     const later = '<a href="/a">a</a><a href="/b" rel="nofollow">b</a><meta name="ROBOTS" content="NoIndex, NoFollow">';
     const page = extractLinks(later);
     assert.equal(page.nofollowAll, true);
-    assert.deepEqual(page.links, [
-      { href: '/a', nofollow: true },
-      { href: '/b', nofollow: true },
-    ]);
+    assert.deepEqual(
+      page.links.map((l) => [l.href, l.nofollow, l.rel]),
+      [
+        ['/a', true, 1],
+        ['/b', true, 1],
+      ],
+    );
     for (const content of ['nofollow', 'none', 'noindex,nofollow', 'index, nofollow', ' NOFOLLOW ', 'noarchive none']) {
       assert.equal(extractLinks(`<meta name="robots" content="${content}"><a href="/x">x</a>`).nofollowAll, true, content);
     }

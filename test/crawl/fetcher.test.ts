@@ -119,10 +119,17 @@ describe('Fetcher: pages', () => {
       assert.equal(result.text, null);
       assert.ok(result.page !== null);
       assert.equal(result.page.title, 'Home page');
-      assert.deepEqual(result.page.links, [
-        { href: '/first', nofollow: false },
-        { href: '/last', nofollow: true },
-      ]);
+      assert.deepEqual(
+        result.page.links.map((l) => [l.href, l.kind, l.nofollow]),
+        [
+          ['/first', 'anchor', false],
+          ['/last', 'anchor', true],
+        ],
+      );
+      // Not compressed: as many bytes on the wire as decoded.
+      assert.equal(result.wireSize, total);
+      assert.deepEqual(result.encoding, []);
+      assert.match(result.contentHash!, /^sha1:[A-Z2-7]{32}$/);
     }
     assert.deepEqual(server.requests.map((r) => r.path), ['/?n=0', '/?n=1', '/?n=2']);
     // Keep-alive: the three requests went over a single TCP connection.
@@ -177,7 +184,7 @@ describe('Fetcher: pages', () => {
     assertOk(untyped);
     assert.equal(untyped.contentType, null);
     assert.equal(untyped.page?.title, 'untyped');
-    assert.deepEqual(untyped.page?.links, [{ href: '/u', nofollow: false }]);
+    assert.deepEqual(untyped.page?.links.map((l) => l.href), ['/u']);
 
     // The charset of the Content-Type decodes the body: é and è are single latin-1 bytes.
     const latin1 = await get('/latin1');
@@ -190,7 +197,7 @@ describe('Fetcher: pages', () => {
     const xhtml = await get('/xhtml');
     assertOk(xhtml);
     assert.equal(xhtml.contentType, 'application/xhtml+xml');
-    assert.deepEqual(xhtml.page?.links, [{ href: '/x', nofollow: false }]);
+    assert.deepEqual(xhtml.page?.links.map((l) => l.href), ['/x']);
 
     // Small unused bodies are drained, so the connection stayed alive through all five answers.
     assert.equal(server.connections(), 1);
@@ -279,8 +286,9 @@ describe('Fetcher: body size cap', () => {
     assert.equal(result.failure, 'final');
     assert.equal(result.error, `body larger than ${cap} bytes`);
     assert.equal(result.page, null);
-    // Reading stopped in the chunk that crossed the cap.
-    assert.ok(result.size > cap && result.size <= cap + 256 * 1024, `size ${result.size}`);
+    // Reading stopped in the chunk that crossed the cap (on the wire: it is not compressed).
+    assert.ok(result.wireSize > cap && result.wireSize <= cap + 256 * 1024, `wire size ${result.wireSize}`);
+    assert.ok(result.size <= cap, `decoded size ${result.size}`);
     await closed;
     assert.equal(server.closedConnections(), 1);
     assert.ok(sent < total / 2, `server wrote ${sent} bytes of ${total}`);

@@ -226,6 +226,10 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     requests: sum((r) => r.requests),
     invalidLinks: 0,
     hosts: 1,
+    wireBytes: sum((r) => r.wireBytes),
+    bodyBytes: sum((r) => r.bodyBytes),
+    notModified: 0,
+    sitemaps: sum((r) => r.sitemaps),
     memory: { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false },
     runs: reports.flatMap((r) => (r.run === null ? [] : [r.run])),
     opicTime: last.opicTime,
@@ -267,8 +271,8 @@ function checkCompleteCrawl(result: CrawlResult, manual: ManualGraph): void {
   const extra = [...result.links].filter((l) => !manual.links.has(l));
   assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] });
   assert.equal(result.links.size, manual.links.size);
-  // Each page requested once; besides the pages only robots.txt (404), never the stylesheet or figures.
-  const expected = new Map<string, number>([['/robots.txt', 1], ...manual.pages.map((p): [string, number] => [`/${p}`, 1])]);
+  // Each page requested once; besides the pages only robots.txt (404) and the /sitemap.xml probe (404), never the stylesheet or figures.
+  const expected = new Map<string, number>([['/robots.txt', 1], ['/sitemap.xml', 1], ...manual.pages.map((p): [string, number] => [`/${p}`, 1])]);
   assert.deepEqual(new Map([...result.requests].sort()), new Map([...expected].sort()));
 }
 

@@ -18,7 +18,7 @@ import { PostgresStore } from '../../src/store/postgres.js';
 import { SharedCrawlDb } from '../../src/store/shared-crawl-db.js';
 import { cliPath, missingToolTest } from '../helpers.js';
 import { type TestServer, startTestServer } from '../store/postgres-server.js';
-import { runCli } from './crawl-fixtures.js';
+import { isHostFile, runCli } from './crawl-fixtures.js';
 import { type MultiHostSite, serveMultiHostSite } from './multi-host-site.js';
 
 const server = await startTestServer();
@@ -75,9 +75,9 @@ async function assertWholeSite(url: string, site: MultiHostSite): Promise<void> 
   assert.ok(Math.abs((await totalCash(url)) - 1) < 1e-9);
 }
 
-/** Page requests (robots.txt aside) asked more than once. */
+/** Page requests (robots.txt and the /sitemap.xml probe aside: each holder of a host reads them) asked more than once. */
 function repeated(site: MultiHostSite): string[] {
-  return [...site.requests].filter(([key, n]) => n > 1 && !key.endsWith('/robots.txt')).map(([key]) => key);
+  return [...site.requests].filter(([key, n]) => n > 1 && !isHostFile(key)).map(([key]) => key);
 }
 
 /** A `wga crawl --join` process; `done` resolves with its exit code and output. */
@@ -220,7 +220,7 @@ if (typeof server === 'string') {
           assert.equal((JSON.parse(result.stdout) as { stoppedBy: string }).stoppedBy, 'done');
         }
         await assertWholeSite(url, site);
-        const counts = [...site.requests].filter(([key]) => !key.endsWith('/robots.txt')).map(([, n]) => n);
+        const counts = [...site.requests].filter(([key]) => !isHostFile(key)).map(([, n]) => n);
         assert.equal(counts.length, site.pages);
         assert.ok(Math.max(...counts) <= 2, 'a page fetched three times');
         // Only what the killed instance fetched since its last committed checkpoint is fetched again:

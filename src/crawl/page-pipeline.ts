@@ -1,0 +1,810 @@
+/**
+ * The page pipeline both crawlers run: fetch → decode → extract → record.
+ * The one-process crawler (crawler.ts) and an instance of a shared crawl
+ * (shared-crawler.ts) extend it and differ only in coordination: which pages
+ * are theirs to fetch, in what order (OPIC's Greedy from their own state or
+ * the shared ledger's), and how results reach the store (a checkpoint batch,
+ * or a shared checkpoint with money transfers). Everything else is here,
+ * once: the known URLs and their scope, hosts and politeness, robots.txt,
+ * sitemaps, fetches with retries, conditional requests, redirects (chains
+ * followed for loops), and turning an answer into the links it holds, each
+ * with its kind and rel.
+ *
+ * A host is read in this order: robots.txt, then its sitemaps (robots.txt's
+ * Sitemap lines, or /sitemap.xml when it names none, and the sitemaps an
+ * index names, up to --max-sitemaps), then its pages. A sitemap is a page of
+ * its own (role 'sitemap'), fetched as soon as the host allows it, with a
+ * 'sitemap' link to every URL it lists (lastmod kept); the /sitemap.xml probe
+ * becomes a page only when it is a sitemap. Sitemap links are not links of
+ * the web graph: OPIC reads a sitemap as a page without out-links, so its
+ * pages are found sooner, not ranked higher.
+ */
+import { WgaError } from '../errors.js';
+import { type FetchRecord, GRAPH_LINK_KINDS, type LinkKind, type PageRole, REL_BITS } from '../store/store.js';
+import { grown } from '../util/typed-arrays.js';
+import type { CrawlCounters } from './counters.js';
+import { type ExtractedLink } from './extract.js';
+import { type FetchResult, Fetcher, HTML_TYPES, type Validators } from './fetcher.js';
+import { type Host, HostTable, RobotsState, type SitemapTask } from './hosts.js';
+import { RobotsRules } from './robots.js';
+import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
+import { type CompiledSettings, type CrawlSettings } from './settings.js';
+import { UrlTable } from './url-table.js';
+import { resolveUrl } from './url.js';
+import type { WarcWriter } from '../formats/warc-writer.js';
+
+/** Page states. */
+export const WAITING = 0;
+export const IN_FLIGHT = 1;
+export const DONE = 2;
+export const RETRY_WAIT = 3;
+/** In a partition of a shared crawl this instance does not hold. */
+export const FOREIGN = 4;
+
+/** intern(): the URL is only out of scope because it is deeper than --max-depth. */
+export const TOO_DEEP = -2;
+
+/** Out-of-scope URLs remembered, so that their links are not judged again and again. */
+const REJECTED_CACHE = 100_000;
+/** Pages refused by robots.txt finished in one turn of the event loop before yielding. */
+const REFUSALS_PER_TURN = 1000;
+/** The counters a finished page counts in, by the class of its answer (see countFinished). */
+const OUTCOMES = ['excluded', 'failed', 'redirects', 'fetched', 'other'] as const;
+const NO_OUTCOME = 255;
+const ROLES: readonly PageRole[] = ['page', 'sitemap'];
+const GRAPH_KINDS: ReadonlySet<LinkKind> = new Set(GRAPH_LINK_KINDS);
+
+/** Clicks a link of each kind adds to the depth of its target: a frame, a refresh or a redirect is no click. */
+const DEPTH_STEP: Record<LinkKind, number> = { anchor: 1, area: 1, alternate: 1, sitemap: 1, frame: 0, iframe: 0, refresh: 0, redirect: 0, canonical: 0 };
+
+/** A link found by a fetch, to a known page. */
+export interface FoundLink {
+  target: number;
+  kind: LinkKind;
+  /** REL_BITS. */
+  rel: number;
+  hreflang: string | null;
+  lastmod: number | null;
+}
+
+/** What a finished page gives its crawler to record. */
+export interface PageOutcome {
+  record: FetchRecord;
+  /** Its out-links in the web graph (GRAPH_LINK_KINDS), distinct, without itself: what OPIC reads. */
+  out: number[];
+  /** Every link found, with kind and rel. */
+  links: FoundLink[];
+  /** A page fetched before, fetched again. */
+  refetch: boolean;
+  /** A request was made (false: a rule refused it). */
+  fetched: boolean;
+}
+
+/** Typed-array columns that grow with the pages. */
+export class Column<T extends Int32Array | Uint8Array | Uint16Array | Float64Array> {
+  /** `empty`: the value of entries never set. */
+  constructor(
+    public data: T,
+    private readonly empty = 0,
+  ) {
+    if (empty !== 0) data.fill(empty);
+  }
+  set(i: number, value: number): void {
+    if (i >= this.data.length) this.data = grown(this.data, Math.max(i + 1, this.data.length * 2), this.empty);
+    this.data[i] = value;
+  }
+  get(i: number): number {
+    return i < this.data.length ? this.data[i]! : this.empty;
+  }
+}
+
+/**
+ * With --max-depth, the out-links of fetched pages (to pages, with the clicks they add), and the
+ * links the depth limit cut. Only in memory: after --resume, pages fetched before are not re-examined.
+ */
+class DepthLinks {
+  private readonly children = new Map<number, Array<[number, number]>>();
+  private readonly cuts = new Map<number, Array<{ url: string; key: string; kind: LinkKind; rel: number; hreflang: string | null }>>();
+
+  child(source: number, target: number, step: number): void {
+    let list = this.children.get(source);
+    if (list === undefined) this.children.set(source, (list = []));
+    list.push([target, step]);
+  }
+
+  childrenOf(source: number): ReadonlyArray<[number, number]> {
+    return this.children.get(source) ?? [];
+  }
+
+  cut(source: number, cut: { url: string; key: string; kind: LinkKind; rel: number; hreflang: string | null }): void {
+    let list = this.cuts.get(source);
+    if (list === undefined) this.cuts.set(source, (list = []));
+    list.push(cut);
+  }
+
+  takeCut(source: number): Array<{ url: string; key: string; kind: LinkKind; rel: number; hreflang: string | null }> {
+    const list = this.cuts.get(source) ?? [];
+    this.cuts.delete(source);
+    return list;
+  }
+}
+
+export interface PipelineOptions {
+  /** Keep each page's out-links and validators in memory, for re-reads (a crawl with --refresh or --recrawl). */
+  rereads: boolean;
+  /** Where every request and answer is archived (--warc), or null. */
+  warc: WarcWriter | null;
+}
+
+export abstract class PagePipeline {
+  protected readonly fetcher: Fetcher;
+  protected readonly hosts: HostTable;
+  /** Keys and URLs of the known pages, off the heap (url-table.ts); ids are the crawler's page ids. */
+  protected readonly urls = new UrlTable();
+  protected readonly hostOf = new Column(new Int32Array(1024), -1);
+  protected readonly depth = new Column(new Uint16Array(1024));
+  protected readonly state = new Column(new Uint8Array(1024));
+  protected readonly attempts = new Column(new Uint8Array(1024));
+  protected readonly hops = new Column(new Uint8Array(1024));
+  protected readonly role = new Column(new Uint8Array(1024));
+  /** The class of each finished page's answer (OUTCOMES), NO_OUTCOME before its first. */
+  private readonly outcome = new Column(new Uint8Array(1024), NO_OUTCOME);
+  /** Redirects (and refreshes) followed: source to target, for loops. */
+  protected readonly redirectTo = new Map<number, number>();
+  private rejected = new Set<string>();
+  private readonly robotsQueue: Host[] = [];
+  protected readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Hosts with sitemaps waiting (read before their pages). */
+  private readonly sitemapHosts = new Set<Host>();
+  /** With --max-depth: the links of fetched pages, to lower depths found by a shorter path later. */
+  private readonly depthLinks: DepthLinks | null;
+  /** For re-reads: each page's graph out-links (what a 304 keeps) and its validators. */
+  protected readonly outLinks: Map<number, Int32Array> | null;
+  protected readonly validators: Map<number, Validators> | null;
+  protected readonly counters: CrawlCounters = {
+    known: 0, fetched: 0, failed: 0, excluded: 0, redirects: 0, other: 0, frontier: 0, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
+    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0,
+  };
+  /** robots.txt fetches running. */
+  protected robotsLoading = 0;
+  protected stopping: string | null = null;
+  protected failure: Error | null = null;
+  /** A pump() put off to the next turn of the event loop (see pump). */
+  private pumpLater: NodeJS.Immediate | null = null;
+  protected readonly warc: WarcWriter | null;
+
+  protected constructor(
+    protected readonly settings: CrawlSettings,
+    protected readonly compiled: CompiledSettings,
+    options: PipelineOptions,
+  ) {
+    this.hosts = new HostTable(settings.perHost, settings.delayMs);
+    this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
+    this.outLinks = options.rereads ? new Map() : null;
+    this.validators = options.rereads ? new Map() : null;
+    this.warc = options.warc;
+    this.fetcher = new Fetcher({
+      userAgent: settings.userAgent,
+      ipRules: compiled.ipRules,
+      resolve: compiled.resolve,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      headersTimeoutMs: settings.headersTimeoutMs,
+      bodyTimeoutMs: settings.bodyTimeoutMs,
+      pageTimeoutMs: settings.pageTimeoutMs,
+      maxBodyBytes: settings.maxBodyBytes,
+      connectionsPerOrigin: settings.perHost,
+      compression: settings.compression,
+      maxSitemapEntries: settings.maxSitemapEntries,
+      ...(options.warc === null ? {} : { recorder: options.warc }),
+    });
+  }
+
+  // ---- what the crawlers provide ------------------------------------------------
+
+  /**
+   * A new in-scope page at `id` (the URL table's id): the crawler makes it one of its own pages
+   * (waiting for its fetch when `waiting`, else being fetched already) or notes it as another's.
+   */
+  protected abstract addPage(id: number, url: URL, focus: boolean, waiting: boolean): void;
+  /** The next page to fetch among the hosts that may take a request, taken out of the waiting pages; -1 if none. */
+  protected abstract nextPage(): number;
+  /** A page of ours was taken to be fetched: a request goes out (`requested`), or a rule refuses it at once. */
+  protected abstract pageStarted(id: number, refetch: boolean, requested: boolean): void;
+  /** A sitemap read outside the selection became a page of ours, finished right after. */
+  protected abstract sitemapStarted(id: number): void;
+  /** A page's failed fetch waits for its retry (out of the waiting pages). */
+  protected abstract retryWaits(id: number, refetch: boolean): void;
+  /** The retry's wait is over: the page waits for its fetch again. */
+  protected abstract retryReady(id: number, host: Host, refetch: boolean): void;
+  /** A page is finished: the crawler records it (OPIC's read, the store). */
+  protected abstract pageFinished(id: number, outcome: PageOutcome): void;
+  /** A link of a page read before (a sitemap index's link to a sitemap read after it, a link --max-depth had cut). */
+  protected abstract laterLink(source: number, link: FoundLink): void;
+  /** Whether the pages of a host may be selected now (the crawler's selection structure). */
+  protected abstract setHostSelectable(host: Host, selectable: boolean): void;
+  /** Called at the end of every pump (the crawler checks whether it is over). */
+  protected abstract afterPump(): void;
+  /** Whether page `id` is the crawler's to fetch (a shared crawl's pages of other partitions are not). */
+  protected ours(id: number): boolean {
+    return this.state.get(id) !== FOREIGN;
+  }
+
+  // ---- pages ----------------------------------------------------------------------
+
+  /** The URL a page is stored and fetched under: as found, without its fragment. */
+  private static hrefOf(url: URL): string {
+    return url.hash === '' ? url.href : url.href.slice(0, url.href.length - url.hash.length);
+  }
+
+  /**
+   * The id of a URL's page, adding it if it is new and in scope; -1 when out of scope, TOO_DEEP
+   * when only --max-depth keeps it out. `waiting: false` adds it as being fetched already.
+   */
+  protected intern(url: URL, key: string, depth: number, role: PageRole = 'page', waiting = true): number {
+    const known = this.urls.id(key);
+    if (known !== -1) {
+      if (this.depthLinks !== null && depth < this.depth.get(known)) this.lowerDepth(known, depth);
+      return known;
+    }
+    if (this.rejected.has(key)) return -1;
+    const why = this.compiled.scope.exclusion(url, key, depth, role === 'sitemap');
+    if (why !== null) {
+      // Depth depends on the path a URL was found by: only other reasons are final.
+      if (depth <= this.compiled.scope.maxDepth) {
+        if (this.rejected.size >= REJECTED_CACHE) this.rejected = new Set();
+        this.rejected.add(key);
+        return -1;
+      }
+      return this.compiled.scope.exclusion(url, key, 0, role === 'sitemap') === null ? TOO_DEEP : -1;
+    }
+    const href = PagePipeline.hrefOf(url);
+    const id = this.urls.add(key, href === key ? key : href);
+    this.depth.set(id, Math.min(depth, 65_535));
+    this.hops.set(id, 0);
+    this.attempts.set(id, 0);
+    this.role.set(id, ROLES.indexOf(role));
+    this.counters.known++;
+    const focus = this.compiled.focus.some((re) => re.test(key));
+    this.addPage(id, url, focus, waiting);
+    return id;
+  }
+
+  /** A page known from the store (resume, a shared crawl's pages of a partition taken): into the URL table. */
+  protected restorePage(key: string, url: string, depth: number, role: PageRole): number {
+    const id = this.urls.add(key, url);
+    this.depth.set(id, Math.min(depth, 65_535));
+    this.hops.set(id, 0);
+    this.attempts.set(id, 0);
+    this.role.set(id, ROLES.indexOf(role));
+    this.counters.known++;
+    return id;
+  }
+
+  /** The host of a page of ours (interned on first use), its robots.txt asked for. */
+  protected hostFor(id: number, url = new URL(this.urls.url(id))): Host {
+    const known = this.hostOf.get(id);
+    if (known !== -1) return this.hosts.hosts[known]!;
+    const { host, created } = this.hosts.intern(url.origin, url.hostname);
+    if (created) {
+      this.setHostSelectable(host, false);
+      this.counters.hosts = this.hosts.size;
+    }
+    this.hostOf.set(id, host.id);
+    return host;
+  }
+
+  /**
+   * A known page found by a shorter path (Greedy does not find pages in breadth-first order): its
+   * depth, and that of the pages reached through it, goes down, and links a --max-depth had cut
+   * become pages and links now that they are within reach.
+   */
+  private lowerDepth(start: number, startDepth: number): void {
+    const links = this.depthLinks!;
+    const queue: Array<[number, number]> = [[start, startDepth]];
+    for (let head = 0; head < queue.length; head++) {
+      const [id, depth] = queue[head]!;
+      if (depth >= this.depth.get(id)) continue;
+      this.depth.set(id, depth);
+      this.depthLowered(id, depth);
+      for (const [child, step] of links.childrenOf(id)) queue.push([child, depth + step]);
+      for (const cut of links.takeCut(id)) {
+        const step = DEPTH_STEP[cut.kind];
+        if (depth + step > this.compiled.scope.maxDepth) {
+          links.cut(id, cut);
+          continue;
+        }
+        const target = this.intern(new URL(cut.url), cut.key, depth + step);
+        if (target < 0 || target === id) continue;
+        // A link of a page already read: stored now, and followed by OPIC when the page is read again.
+        this.laterLink(id, { target, kind: cut.kind, rel: cut.rel, hreflang: cut.hreflang, lastmod: null });
+        links.child(id, target, step);
+      }
+    }
+  }
+
+  /** A page's depth went down (--max-depth): the crawler rewrites it in the store. */
+  protected depthLowered(_id: number, _depth: number): void {}
+
+  // ---- scheduling --------------------------------------------------------------
+
+  protected needRobots(host: Host): void {
+    if (host.robotsState !== RobotsState.Unknown) return;
+    host.robotsState = RobotsState.Fetching;
+    this.robotsQueue.push(host);
+  }
+
+  /** Whether a limit of the crawler ends its selection now (--max-pages). */
+  protected limitReached(): boolean {
+    return false;
+  }
+
+  /** Starts as many fetches as concurrency and politeness allow, then lets the crawler check whether it is over. */
+  protected pump(): void {
+    if (this.stopping === null && this.failure === null) {
+      while (this.counters.inFlight < this.settings.concurrency && this.robotsQueue.length > 0) void this.loadRobots(this.robotsQueue.shift()!);
+      if (this.sitemapHosts.size > 0) this.startSitemaps();
+      // Pages a rule refuses finish at once, without a request; a bounded number per turn of the event
+      // loop keeps a crawl whose pages are all refused (e.g. --refresh after robots.txt failed) from
+      // spinning here without ever writing a checkpoint or hearing a signal.
+      let refusedHere = 0;
+      while (this.counters.inFlight < this.settings.concurrency && !this.limitReached()) {
+        const id = this.nextPage();
+        if (id < 0) break;
+        if (!this.startPage(id) && ++refusedHere >= REFUSALS_PER_TURN) {
+          this.pumpLater = setImmediate(() => {
+            this.pumpLater = null;
+            this.pump();
+          });
+          break;
+        }
+      }
+    }
+    this.afterPump();
+  }
+
+  /** Whether anything is still to happen: fetches, a pump put off, retries, robots.txt or politeness timers. */
+  protected busy(): boolean {
+    if (this.counters.inFlight > 0 || this.pumpLater !== null) return true;
+    if (this.stopping !== null) return false;
+    return this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.hosts.some((h) => h.timer !== null);
+  }
+
+  /** Switches a host on or off for selection; when only its delay holds it, wakes up when that ends. */
+  protected refreshHost(host: Host): void {
+    const now = performance.now();
+    const available = this.hosts.available(host, now);
+    // A host's pages wait for its sitemaps.
+    this.setHostSelectable(host, available && host.sitemapQueue.length === 0);
+    if (!available && host.robotsState === RobotsState.Known && host.active < this.hosts.perHost && host.timer === null && this.stopping === null) {
+      host.timer = setTimeout(() => {
+        host.timer = null;
+        this.refreshHost(host);
+        this.pump();
+      }, Math.max(1, Math.ceil(host.nextAt - now)));
+    }
+  }
+
+  /** Fetches a page, or finishes it at once when robots.txt refuses it (then returns false). */
+  protected startPage(id: number): boolean {
+    const host = this.hostFor(id);
+    const refetch = this.state.get(id) === DONE;
+    this.state.set(id, IN_FLIGHT);
+    const refused = host.robots !== null && !host.robots.allows(this.urls.url(id));
+    this.pageStarted(id, refetch, !refused);
+    if (refused) {
+      this.finishPage(id, { record: { status: null, contentType: null, fetchedAt: Date.now(), size: null, title: null, error: `excluded: ${host.robots!.disallowAll ?? 'robots.txt disallows it'}` }, out: [], links: [], refetch, fetched: false });
+      return false;
+    }
+    this.counters.inFlight++;
+    this.counters.requests++;
+    this.hosts.start(host, performance.now());
+    this.refreshHost(host);
+    const url = new URL(this.urls.url(id));
+    const mode = this.role.get(id) === 1 ? 'sitemap' : 'page';
+    const validators = refetch ? (this.validators?.get(id) ?? null) : null;
+    const startedAt = performance.now();
+    this.fetcher.fetch(url, mode, undefined, validators).then(
+      (result) => {
+        this.fetchTimed(performance.now() - startedAt);
+        this.onFetched(id, host, refetch, result);
+      },
+      (error: unknown) => this.fail(error as Error),
+    );
+    return true;
+  }
+
+  /** How long a fetch took, ms (a shared crawl keeps a running mean). */
+  protected fetchTimed(_ms: number): void {}
+
+  private onFetched(id: number, host: Host, refetch: boolean, result: FetchResult): void {
+    this.counters.inFlight--;
+    this.hosts.finish(host);
+    this.countBytes(result);
+    try {
+      if (result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null) this.scheduleRetry(id, host, refetch, result);
+      else this.process(id, refetch, result);
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    this.refreshHost(host);
+    this.pump();
+  }
+
+  private countBytes(result: FetchResult): void {
+    this.counters.wireBytes += result.wireSize;
+    this.counters.bodyBytes += result.size;
+  }
+
+  /**
+   * A failed fetch to try again after an exponential back-off (or the server's Retry-After): the page
+   * waits out of the selection, then rejoins it and is chosen again on the usual terms (politeness).
+   */
+  private scheduleRetry(id: number, host: Host, refetch: boolean, result: FetchResult): void {
+    const attempt = this.attempts.get(id) + 1;
+    this.attempts.set(id, attempt);
+    this.counters.retries++;
+    this.state.set(id, RETRY_WAIT);
+    this.retryWaits(id, refetch);
+    const wait = result.retryAfterMs ?? this.settings.retryDelayMs * 2 ** (attempt - 1);
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      if (this.stopping !== null) return;
+      this.state.set(id, refetch ? DONE : WAITING);
+      this.retryReady(id, host, refetch);
+      this.refreshHost(host);
+      this.pump();
+    }, wait);
+    this.retryTimers.add(timer);
+  }
+
+  stop(reason: string): void {
+    this.stopping ??= reason;
+    this.hosts.clearTimers();
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
+    for (const host of this.sitemapHosts) host.sitemapQueue = [];
+    this.sitemapHosts.clear();
+    this.afterPump();
+  }
+
+  protected fail(error: Error): void {
+    this.failure ??= error;
+    this.stop('stopped');
+  }
+
+  /** Ends what the pipeline holds: timers, connections, the WARC file. */
+  protected async closePipeline(): Promise<void> {
+    this.hosts.clearTimers();
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    if (this.pumpLater !== null) clearImmediate(this.pumpLater);
+    await this.fetcher.destroy().catch(() => undefined);
+  }
+
+  // ---- answers ----------------------------------------------------------------
+
+  private process(id: number, refetch: boolean, result: FetchResult): void {
+    const record = fetchRecordOf(result);
+    const out: number[] = [];
+    const links: FoundLink[] = [];
+    if (result.notModified) {
+      // 304: the page is as stored; OPIC reads it with the out-links it had.
+      this.counters.notModified++;
+      const kept = this.outLinks?.get(id);
+      if (kept !== undefined) for (const target of kept) out.push(target);
+      this.finishPage(id, { record, out, links, refetch, fetched: true });
+      return;
+    }
+    if (result.error === null && result.page !== null) this.pageLinks(id, result, out, links);
+    else if (result.error === null && result.sitemap !== null) this.sitemapLinks(id, result, links);
+    else if (result.error === null && result.location !== null) {
+      const problem = this.follow(id, result.location, 'redirect', out, links);
+      if (problem !== null) record.error = problem;
+    }
+    if (this.validators !== null && record.etag != null) this.validators.set(id, { etag: record.etag ?? null, lastModified: record.lastModified ?? null });
+    else if (this.validators !== null && record.lastModified != null) this.validators.set(id, { etag: null, lastModified: record.lastModified });
+    this.finishPage(id, { record, out, links, refetch, fetched: true });
+  }
+
+  /** The links of a fetched HTML page: resolved against its base, in scope, without self-links, one per target and kind. */
+  private pageLinks(id: number, result: FetchResult, out: number[], links: FoundLink[]): void {
+    const page = result.page!;
+    const pageUrl = this.urls.url(id);
+    let base: string | URL = pageUrl;
+    if (page.base !== null) {
+      const resolved = resolveUrl(page.base, pageUrl);
+      if (resolved.ok) base = resolved.url;
+    }
+    const depth = this.depth.get(id);
+    // Per target and kind: the rel bits every link to it carries (nofollow only if every link is), and hreflang.
+    const found = new Map<string, FoundLink>();
+    const add = (target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }): void => {
+      const at = `${target} ${link.kind}`;
+      const before = found.get(at);
+      if (before !== undefined) before.rel &= link.rel;
+      else found.set(at, { target, kind: link.kind, rel: link.rel, hreflang: link.hreflang, lastmod: null });
+    };
+    for (const link of page.links) {
+      if (link.kind === 'refresh') {
+        // A refresh is followed like a redirect (same depth; a loop is an error of the page's own).
+        const problem = this.follow(id, link.href, 'refresh', out, links, base);
+        if (problem !== null) this.counters.invalidLinks++;
+        continue;
+      }
+      const resolved = resolveUrl(link.href, base);
+      if (!resolved.ok) {
+        this.counters.invalidLinks++;
+        continue;
+      }
+      const nofollow = (link.rel & REL_BITS.nofollow) !== 0;
+      // --respect-nofollow: a nofollow link is kept when its target is known, but finds no page.
+      if (nofollow && this.settings.respectNofollow && this.urls.id(resolved.key) === -1) continue;
+      const step = DEPTH_STEP[link.kind];
+      const target = this.intern(resolved.url, resolved.key, depth + step);
+      if (target === TOO_DEEP && this.depthLinks !== null) {
+        this.depthLinks.cut(id, { url: resolved.url.href, key: resolved.key, kind: link.kind, rel: link.rel, hreflang: link.hreflang });
+      }
+      if (target < 0 || target === id) continue;
+      add(target, link);
+    }
+    if (page.canonical !== null) {
+      const resolved = resolveUrl(page.canonical, base);
+      if (resolved.ok && resolved.key !== this.urls.key(id)) {
+        const target = this.intern(resolved.url, resolved.key, depth);
+        if (target >= 0) add(target, { kind: 'canonical', rel: 0, hreflang: null });
+      }
+    }
+    const seen = new Set<number>(out);
+    for (const link of found.values()) {
+      links.push(link);
+      this.depthLinks?.child(id, link.target, DEPTH_STEP[link.kind]);
+      if (GRAPH_KINDS.has(link.kind) && !seen.has(link.target)) {
+        seen.add(link.target);
+        out.push(link.target);
+      }
+    }
+  }
+
+  /**
+   * A redirect (a 3xx answer's Location) or a meta refresh: the target becomes a page at the same
+   * depth (no click), linked with that kind; chains are followed for loops. Returns a problem, if any.
+   */
+  private follow(id: number, location: string, kind: 'redirect' | 'refresh', out: number[], links: FoundLink[], base: string | URL = this.urls.url(id)): string | null {
+    const resolved = resolveUrl(location, base);
+    if (!resolved.ok) return `${kind} to an unusable URL (${resolved.problem}): ${location.slice(0, 200)}`;
+    if (resolved.key === this.urls.key(id)) return kind === 'redirect' ? 'redirect loop: the page redirects to itself' : null;
+    const hops = this.hops.get(id) + 1;
+    if (hops > this.settings.maxRedirects) return `more than ${this.settings.maxRedirects} redirects in a row`;
+    const isNew = this.urls.id(resolved.key) === -1;
+    const target = this.intern(resolved.url, resolved.key, this.depth.get(id));
+    if (target < 0) return null;
+    if (isNew) this.hops.set(target, hops);
+    if (!out.includes(target)) out.push(target);
+    links.push({ target, kind, rel: 0, hreflang: null, lastmod: null });
+    this.depthLinks?.child(id, target, 0);
+    this.redirectTo.set(id, target);
+    // Follow the chain from the target: coming back here is a loop.
+    let at = target;
+    for (let step = 0; step <= this.settings.maxRedirects + 1; step++) {
+      const next = this.redirectTo.get(at);
+      if (next === undefined) return null;
+      if (next === id) return `${kind} loop`;
+      at = next;
+    }
+    return null;
+  }
+
+  /** A sitemap's entries: pages linked from it (kind 'sitemap', lastmod kept); an index's entries: more sitemaps to read. */
+  private sitemapLinks(id: number, result: FetchResult, links: FoundLink[]): void {
+    const sitemap = result.sitemap!;
+    const base = this.urls.url(id);
+    if (sitemap.kind === 'index') {
+      const host = this.hostFor(id);
+      for (const entry of sitemap.entries) {
+        const resolved = resolveUrl(entry.loc, base);
+        if (!resolved.ok) {
+          this.counters.invalidLinks++;
+          continue;
+        }
+        // An index names sitemaps of its own host (the protocol's rule): others are not followed.
+        if (resolved.url.origin !== host.origin) continue;
+        this.queueSitemap(host, { url: resolved.url, key: resolved.key, parent: id, probe: false });
+      }
+      return;
+    }
+    const depth = this.depth.get(id) + 1;
+    const found = new Map<number, FoundLink>();
+    for (const entry of sitemap.entries) {
+      const resolved = resolveUrl(entry.loc, base);
+      if (!resolved.ok) {
+        this.counters.invalidLinks++;
+        continue;
+      }
+      const target = this.intern(resolved.url, resolved.key, depth);
+      if (target < 0 || target === id || found.has(target)) continue;
+      found.set(target, { target, kind: 'sitemap', rel: 0, hreflang: null, lastmod: entry.lastmod });
+    }
+    for (const link of found.values()) links.push(link);
+  }
+
+  private finishPage(id: number, outcome: PageOutcome): void {
+    this.state.set(id, DONE);
+    this.attempts.set(id, 0);
+    // A page fetched before keeps its stored answer and links unless the server gave a definite new
+    // one: a refresh while the server is down or robots.txt cannot be read must not erase the crawl
+    // (the crawler does not record it; OPIC still reads it). A 304 stands for the stored answer.
+    const keepsStored = outcome.refetch && (outcome.record.status === null || outcome.record.status >= 500);
+    if (this.outLinks !== null && outcome.record.notModified !== true && !keepsStored) this.outLinks.set(id, Int32Array.from(outcome.out));
+    this.pageFinished(id, outcome);
+    if (outcome.record.notModified !== true && !keepsStored) this.countFinished(id, outcome.record.status, outcome.record.error, outcome.record.contentType);
+  }
+
+  /**
+   * Counts a finished page the way the store's counts() does (records.ts, COUNT_CONDITIONS); a page
+   * fetched again moves from the class of its former answer to that of the new one.
+   */
+  protected countFinished(id: number, status: number | null, error: string | null, contentType: string | null): void {
+    const before = this.outcome.get(id);
+    if (before !== NO_OUTCOME) this.counters[OUTCOMES[before]!]--;
+    let outcome: number;
+    if (error !== null && error.startsWith('excluded:') && status === null) outcome = 0;
+    else if (error !== null || (status !== null && status >= 400)) outcome = 1;
+    else if (status !== null && status >= 300 && status < 400) outcome = 2;
+    else if (status !== null && status >= 200 && status < 300 && (contentType === null || HTML_TYPES.has(contentType))) outcome = 3;
+    else outcome = 4;
+    this.outcome.set(id, outcome);
+    this.counters[OUTCOMES[outcome]!]++;
+  }
+
+  // ---- robots.txt and sitemaps ------------------------------------------------------
+
+  private async loadRobots(host: Host): Promise<void> {
+    this.counters.inFlight++;
+    this.robotsLoading++;
+    host.active++;
+    let rules: RobotsRules;
+    try {
+      rules = await fetchRobotsRules(this.fetcher, host.origin, {
+        userAgent: this.settings.userAgent,
+        retries: this.settings.retries,
+        retryDelayMs: this.settings.retryDelayMs,
+        onRequest: () => this.robotsRequest(),
+        stopping: () => this.stopping !== null,
+      });
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    } finally {
+      this.counters.inFlight--;
+      this.robotsLoading--;
+      host.active--;
+    }
+    host.robots = rules;
+    host.delayMs = Math.max(this.settings.delayMs, rules.crawlDelayMs());
+    host.robotsState = RobotsState.Known;
+    host.nextAt = performance.now() + host.delayMs;
+    if (this.settings.sitemaps && this.stopping === null) this.findSitemaps(host, rules);
+    this.refreshHost(host);
+    this.pump();
+  }
+
+  /** A request for robots.txt (the shared crawler counts it in its checkpoint too). */
+  protected robotsRequest(): void {
+    this.counters.requests++;
+  }
+
+  /** A host's sitemaps, from its robots.txt, or /sitemap.xml to try when it names none. */
+  private findSitemaps(host: Host, rules: RobotsRules): void {
+    const named = rules.sitemaps();
+    for (const text of named) {
+      const resolved = resolveUrl(text, host.origin);
+      // A Sitemap line may name another host's sitemap: it is read only when that host is this one.
+      if (!resolved.ok || resolved.url.origin !== host.origin) continue;
+      this.queueSitemap(host, { url: resolved.url, key: resolved.key, parent: -1, probe: false });
+    }
+    if (named.length === 0) {
+      const resolved = resolveUrl('/sitemap.xml', host.origin);
+      if (resolved.ok) this.queueSitemap(host, { url: resolved.url, key: resolved.key, parent: -1, probe: true });
+    }
+  }
+
+  private queueSitemap(host: Host, task: SitemapTask): void {
+    // A sitemap known already (read before this session, or listed twice) is not read again.
+    if (this.urls.id(task.key) !== -1 || host.sitemapQueue.some((t) => t.key === task.key)) return;
+    if (host.sitemapsAsked + host.sitemapQueue.length >= this.settings.maxSitemaps) return;
+    host.sitemapQueue.push(task);
+    this.sitemapHosts.add(host);
+  }
+
+  /** Starts the sitemaps of hosts politeness lets take a request now. */
+  private startSitemaps(): void {
+    if (this.limitReached()) return;
+    const now = performance.now();
+    for (const host of this.sitemapHosts) {
+      if (this.counters.inFlight >= this.settings.concurrency) return;
+      if (!this.hosts.available(host, now)) continue;
+      const task = host.sitemapQueue.shift();
+      if (task === undefined) {
+        this.sitemapHosts.delete(host);
+        continue;
+      }
+      if (host.sitemapQueue.length === 0) this.sitemapHosts.delete(host);
+      host.sitemapsAsked++;
+      void this.readSitemap(host, task);
+    }
+  }
+
+  private async readSitemap(host: Host, task: SitemapTask): Promise<void> {
+    if (this.urls.id(task.key) !== -1) {
+      this.refreshHost(host);
+      return;
+    }
+    if (host.robots !== null && !host.robots.allows(task.url.href)) {
+      // A sitemap the site named but forbids: known, and excluded; the probe is just not tried.
+      if (!task.probe) this.sitemapPage(host, task, { status: null, contentType: null, fetchedAt: Date.now(), size: null, title: null, error: 'excluded: robots.txt disallows it' }, null);
+      this.refreshHost(host);
+      return;
+    }
+    this.counters.inFlight++;
+    this.counters.requests++;
+    this.hosts.start(host, performance.now());
+    let result: FetchResult;
+    try {
+      result = await this.fetcher.fetch(task.url, 'sitemap');
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    } finally {
+      this.counters.inFlight--;
+      this.hosts.finish(host);
+    }
+    this.countBytes(result);
+    if (this.stopping !== null) return;
+    try {
+      const isSitemap = result.error === null && result.sitemap !== null && result.sitemap.kind !== 'empty';
+      // The probe leaves no trace unless it found a sitemap (a missing /sitemap.xml is no broken page of the site).
+      if (!task.probe || isSitemap) this.sitemapPage(host, task, fetchRecordOf(result), result);
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    this.refreshHost(host);
+    this.pump();
+  }
+
+  /** A sitemap read (or refused) becomes a page, finished at once, with its links. */
+  private sitemapPage(host: Host, task: SitemapTask, record: FetchRecord, result: FetchResult | null): void {
+    const id = this.intern(task.url, task.key, 0, 'sitemap', false);
+    // Out of scope, or (a shared crawl) of a partition let go since its robots.txt was read.
+    if (id < 0 || !this.ours(id)) return;
+    this.hostOf.set(id, host.id);
+    this.state.set(id, IN_FLIGHT);
+    this.sitemapStarted(id);
+    const links: FoundLink[] = [];
+    if (result !== null && result.error === null && result.sitemap !== null) {
+      this.counters.sitemaps++;
+      this.sitemapLinks(id, result, links);
+    }
+    // fetched: false, so that it takes no place in the order of page fetches (--max-pages counts pages of the site).
+    this.finishPage(id, { record, out: [], links, refetch: false, fetched: false });
+    if (task.parent >= 0) this.laterLink(task.parent, { target: id, kind: 'sitemap', rel: 0, hreflang: null, lastmod: null });
+  }
+
+  /** The page's role for the store. */
+  protected roleOf(id: number): PageRole {
+    return ROLES[this.role.get(id)] ?? 'page';
+  }
+
+  /** A page the crawler restored as finished (resume): counted in its class. */
+  protected restoredFinished(id: number, status: number | null, error: string | null, contentType: string | null): void {
+    this.state.set(id, DONE);
+    this.countFinished(id, status, error, contentType);
+  }
+
+  /** The failure that stopped the crawl, thrown (one line: a WgaError, or the error as it came). */
+  protected throwIfFailed(): void {
+    if (this.failure === null) return;
+    if (this.failure instanceof WgaError) throw this.failure;
+    throw this.failure;
+  }
+}
