@@ -24,7 +24,7 @@ import { bvFiles } from '../formats/webgraph-bv.js';
 import type { Graph } from '../graph/graph.js';
 import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
-import { LINK_KINDS, type LinkKind, type Store } from '../store/store.js';
+import { LINK_KINDS, type LinkFilter, type Store, relOf } from '../store/store.js';
 import type { AppContext } from './context.js';
 
 export type ExportFormat = 'gexf' | 'graphml' | 'parquet' | 'bv' | 'tsv';
@@ -44,8 +44,8 @@ export interface ExportInput {
    * file, or one of COMPUTED_SCORES.
    */
   scores?: readonly string[];
-  /** Link kinds to export from a store (default: all). */
-  kinds?: readonly LinkKind[];
+  /** The links to export from a store (default: every kind). */
+  links?: Required<LinkFilter>;
   gexfVersion?: GexfVersion;
   bv?: BvWriteOptions;
   /** Export the host graph: pages collapsed into hosts, links weighted by page-link counts. */
@@ -78,7 +78,7 @@ export async function exportGraph(input: ExportInput, context: AppContext = {}):
     const pages = input.graph ?? null;
     const store = pages === null ? await openStore(input.db!, { create: false }) : null;
     try {
-      const graph = pages?.graph ?? (await store!.loadGraph(input.kinds ?? LINK_KINDS)).graph;
+      const graph = pages?.graph ?? (await store!.loadGraph(input.links ?? LINK_KINDS)).graph;
       const hosts = hostGraph(graph, pages?.path ?? store!.location);
       const model = modelOfGraph(hosts.graph, 'host');
       model.attributes.push({ name: 'pages', type: 'integer', value: (h) => hosts.pages[h]! });
@@ -97,7 +97,7 @@ export async function exportGraph(input: ExportInput, context: AppContext = {}):
   const store = await openStore(input.db!, { create: false });
   try {
     context.onProgress?.({ phase: 'load', message: `reading ${store.location}` });
-    const model = await modelOfStore(store, input.kinds ?? LINK_KINDS, context);
+    const model = await modelOfStore(store, input.links ?? { kinds: LINK_KINDS, withoutRel: 0 }, context);
     await addScores(model.export, model.graph, input.scores ?? [], store, model.pageIds, context);
     return finish(await write(model.export, input, context), input, model.export, store.location, started);
   } finally {
@@ -136,7 +136,7 @@ export function modelOfGraph(graph: Graph, labelName: string): ExportGraph & { a
     targets: graph.outTargets,
     kinds: null,
     kindNames: LINK_KINDS,
-    nofollow: null,
+    rel: null,
     weights: graph.outWeights,
   };
 }
@@ -156,17 +156,18 @@ function indexOf(ids: ArrayLike<number>, id: number, from = 0, to = ids.length):
 }
 
 /**
- * A store's graph (links of `kinds`, merged per page pair, self-links
+ * A store's graph (the links `filter` selects, merged per page pair, self-links
  * dropped, as every analysis sees it) with the pages' columns and each
- * link's kind (anchor before redirect before canonical when a pair has
- * several) and nofollow flag (set when every anchor of the pair says so).
+ * link's kind (the first of LINK_KINDS's order when a pair has several) and
+ * rel bits (those every anchor or area of the pair carries).
  */
 export async function modelOfStore(
   store: Store,
-  kinds: readonly LinkKind[],
+  filter: Required<LinkFilter>,
   context: AppContext = {},
 ): Promise<{ export: ExportGraph; graph: Graph; pageIds: Float64Array }> {
-  const { graph, pageIds } = await store.loadGraph(kinds);
+  const { graph, pageIds } = await store.loadGraph(filter);
+  const kinds = filter.kinds;
   const n = graph.nodeCount;
   const host: string[] = new Array<string>(n).fill('');
   const title: Array<string | null> = new Array<string | null>(n).fill(null);
@@ -194,13 +195,14 @@ export async function modelOfStore(
   const m = graph.edgeCount;
   const NONE = 255;
   const kindOf = new Uint8Array(m).fill(NONE);
-  // 2: no anchor seen yet; then 1 while every anchor is nofollow, 0 once one is not.
-  const nofollow = new Uint8Array(m).fill(2);
+  // NO_REL: no link with rel (an anchor or an area) seen yet; then the bits every one of them carries.
+  const NO_REL = 255;
+  const rel = new Uint8Array(m).fill(NO_REL);
   const wanted = new Set(kinds);
   let done = 0;
   for await (const batch of store.linkBatches()) {
     for (const link of batch) {
-      if (!wanted.has(link.kind) || link.source === link.target) continue;
+      if (!wanted.has(link.kind) || link.source === link.target || ((link.rel ?? 0) & filter.withoutRel) !== 0) continue;
       const s = indexOf(pageIds, link.source);
       const t = indexOf(pageIds, link.target);
       if (s < 0 || t < 0) continue;
@@ -208,14 +210,14 @@ export async function modelOfStore(
       if (e < 0) continue;
       const code = LINK_KINDS.indexOf(link.kind);
       if (code < kindOf[e]!) kindOf[e] = code;
-      if (link.kind === 'anchor') nofollow[e] = link.nofollow && nofollow[e] !== 0 ? 1 : 0;
+      if (link.kind === 'anchor' || link.kind === 'area') rel[e] = rel[e] === NO_REL ? relOf(link) : rel[e]! & relOf(link);
     }
     done += batch.length;
     context.signal?.throwIfAborted();
     context.onProgress?.({ phase: 'load', message: `typed ${done} stored links` });
   }
   for (let e = 0; e < m; e++) {
-    if (nofollow[e] === 2) nofollow[e] = 0;
+    if (rel[e] === NO_REL) rel[e] = 0;
     if (kindOf[e] === NONE) kindOf[e] = 0;
   }
   const text = (values: Array<string | null>) => (v: number) => values[v]!;
@@ -230,7 +232,7 @@ export async function modelOfStore(
     { name: 'fetched_at', type: 'double', value: numeric(fetchedAt) },
     { name: 'error', type: 'string', value: text(error) },
   );
-  return { export: { ...base, kinds: kindOf, nofollow }, graph, pageIds };
+  return { export: { ...base, kinds: kindOf, rel }, graph, pageIds };
 }
 
 /** Adds the requested score columns to the model. */

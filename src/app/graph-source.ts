@@ -6,9 +6,9 @@ import { OptionError } from '../errors.js';
 import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
 import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
-import type { NewRun, Store } from '../store/store.js';
+import type { LinkFilter, NewRun, Store } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
-import { choiceOption } from './values.js';
+import { choiceOption, linkFilterOption } from './values.js';
 
 /** How to read a graph file, as the CLI's options give it (strings, checked here). */
 export interface GraphFileOptions {
@@ -27,6 +27,8 @@ export interface GraphSource extends LoadedGraph {
   store: Store | null;
   /** pageIds[v] = store id of graph page v, with a store. */
   pageIds: Float64Array | null;
+  /** The store's links read, when --links chose others than the default. */
+  links?: Required<LinkFilter>;
 }
 
 /** The checked load options of a graph file. */
@@ -59,10 +61,10 @@ export async function loadGraphFile(path: string, options: GraphFileOptions, con
   return loadGraph(path, load);
 }
 
-/** The store's graph as a source (store page ids kept, to save runs). */
-export async function storeGraphSource(store: Store): Promise<GraphSource> {
+/** The store's graph as a source (store page ids kept, to save runs): the links `filter` selects (default: the web graph's kinds). */
+export async function storeGraphSource(store: Store, filter?: Required<LinkFilter>): Promise<GraphSource> {
   const started = performance.now();
-  const { graph, pageIds } = await store.loadGraph();
+  const { graph, pageIds } = await store.loadGraph(filter);
   return {
     graph,
     format: 'store',
@@ -71,6 +73,7 @@ export async function storeGraphSource(store: Store): Promise<GraphSource> {
     seconds: (performance.now() - started) / 1000,
     store,
     pageIds,
+    ...(filter === undefined ? {} : { links: filter }),
   };
 }
 
@@ -89,7 +92,7 @@ export async function withStore<T>(spec: string, work: (store: Store) => Promise
  * closes the store whatever happens.
  */
 export async function withGraph<T>(
-  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean; hosts?: boolean },
+  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean; hosts?: boolean; links?: string | undefined },
   work: (source: GraphSource) => Promise<T>,
   context: AppContext = quietContext,
 ): Promise<T> {
@@ -101,11 +104,13 @@ export async function withGraph<T>(
   if (input.save === true && db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
   if (path !== undefined && db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
   if (path === undefined && db === undefined) throw new OptionError('graph', 'missing: give a graph file or --db STORE');
+  if (input.links !== undefined && db === undefined) throw new OptionError('--links', 'chooses the kinds of a store\'s links: it needs --db');
+  const filter = input.links === undefined ? undefined : linkFilterOption('--links', input.links);
   if (db === undefined) {
     const loaded = await loadGraphFile(path!, input.file ?? {}, context);
     return work({ ...loaded, store: null, pageIds: null });
   }
-  return withStore(db, async (store) => work(await storeGraphSource(store)));
+  return withStore(db, async (store) => work(await storeGraphSource(store, filter)));
 }
 
 /**

@@ -7,7 +7,8 @@ import { kendallTau, meanRelativeError, spearman, topOverlap } from '../analysis
 import { LIVE_STATE_TOP } from '../crawl/live-state.js';
 import { ExitCode, InputFormatError, WgaError } from '../errors.js';
 import { liveTop } from './live-rank.js';
-import { CRAWL_STATE, type LinkRecord, type RunRecord, type Store } from '../store/store.js';
+import { CRAWL_STATE, type LinkRecord, type PageRole, type RunRecord, type Store } from '../store/store.js';
+import { changeRate } from './changes.js';
 
 /** A page named by the user that the store does not have (HTTP: 404). */
 export class PageNotFoundError extends WgaError {
@@ -58,10 +59,28 @@ export interface PageJson {
   out: LinkRecord[];
   /** Which links are listed: [offset, offset + limit) of inTotal and outTotal. */
   links: { offset: number; limit: number | null; inTotal: number; outTotal: number };
+  /** 'sitemap' for a sitemap the crawler read, else 'page'. */
+  role: PageRole;
+  /** Bytes of the last body on the wire (size is the decoded body's). */
+  wireSize: number | null;
+  etag: string | null;
+  lastModified: string | null;
+  /** Digest of the last 2xx body ('sha1:BASE32'). */
+  contentHash: string | null;
+  /** The page's visits, latest first (at most 20), and its estimated changes per day (null before two visits). */
+  visits: Array<{ fetchedAt: string; status: number | null; changed: boolean | null; notModified: boolean; linksAdded: number; linksRemoved: number }>;
+  changeRate: number | null;
 }
 
-function linkText(l: LinkRecord): string {
-  return l.kind === 'anchor' && !l.nofollow ? l.url : `${l.url} (${l.kind}${l.nofollow ? ', nofollow' : ''})`;
+/** A link as a line: the URL, then its kind, rel tokens and hreflang or lastmod unless it is a plain anchor. */
+export function linkText(l: LinkRecord): string {
+  const notes = [
+    ...(l.kind === 'anchor' ? [] : [l.kind]),
+    ...l.rel,
+    ...(l.hreflang === null ? [] : [`hreflang=${l.hreflang}`]),
+    ...(l.lastmod === null ? [] : [`lastmod=${new Date(l.lastmod).toISOString().slice(0, 10)}`]),
+  ];
+  return notes.length === 0 ? l.url : `${l.url} (${notes.join(', ')})`;
 }
 
 /** A page's detail; links paged by offset and limit (null: all). */
@@ -72,14 +91,17 @@ export async function pageDetail(store: Store, url: string, paging: { offset?: n
   const limit = paging.limit ?? null;
   // Only the slice asked for is read: a hub of cnr-2000 has 18,000 links in.
   const slice = limit === null ? { offset } : { offset, limit };
-  const [inPage, outPage, inTotal, outTotal, degrees, scores] = await Promise.all([
+  const [inPage, outPage, inTotal, outTotal, degrees, scores, visits, counted] = await Promise.all([
     store.links(page.id, 'in', slice),
     store.links(page.id, 'out', slice),
     store.linkCount(page.id, 'in'),
     store.linkCount(page.id, 'out'),
     store.degrees(page.id),
     store.scoresOf(page.id),
+    store.visits(0, Number.MAX_SAFE_INTEGER, page.id),
+    store.visitCounts([page.id]),
   ]);
+  const history = counted[0];
   return {
     url: page.url,
     key: page.key,
@@ -100,6 +122,16 @@ export async function pageDetail(store: Store, url: string, paging: { offset?: n
     in: inPage,
     out: outPage,
     links: { offset, limit, inTotal, outTotal },
+    role: page.role,
+    wireSize: page.wireSize,
+    etag: page.etag,
+    lastModified: page.lastModified,
+    contentHash: page.contentHash,
+    visits: visits
+      .slice(-20)
+      .reverse()
+      .map((v) => ({ fetchedAt: new Date(v.fetchedAt).toISOString(), status: v.status, changed: v.changed, notModified: v.notModified, linksAdded: v.linksAdded, linksRemoved: v.linksRemoved })),
+    changeRate: history === undefined ? null : changeRate(history.visits, history.changes, history.last - history.first),
   };
 }
 

@@ -217,7 +217,8 @@ export async function rank(source: GraphSource, request: RankRequest, context: A
       source,
       {
         method,
-        parameters,
+        // The links the graph was read with, when not the default ones (e.g. PageRank without nofollow links).
+        parameters: source.links === undefined ? parameters : { ...parameters, links: source.links },
         startedAt: Date.now() - solve * 1000,
         finishedAt: Date.now(),
         iterations: json.iterations,

@@ -5,6 +5,7 @@
  */
 import { OptionError, UnknownNodeError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
+import { GRAPH_LINK_KINDS, LINK_KINDS, type LinkFilter, type LinkKind, REL_BITS, REL_TOKENS, type RelToken } from '../store/store.js';
 
 export function integerOption(option: string, text: string | undefined, fallback: number, min = 0): number {
   if (text === undefined) return fallback;
@@ -50,4 +51,35 @@ export function pageId(graph: Graph, label: string, option: string): number {
   const id = graph.labels.id(label);
   if (id < 0) throw new UnknownNodeError(label, option);
   return id;
+}
+
+/**
+ * A store's link selection as `--links` gives it: comma-separated kinds (anchor, area, frame,
+ * iframe, refresh, redirect, canonical, alternate, sitemap), `graph` (the web graph's kinds, the
+ * analyses' default) or `all`; `-KIND` leaves a kind out, and `-nofollow`, `-ugc`, `-sponsored`
+ * leave out the links with that rel. With only removals, they apply to `fallback`.
+ * E.g. `-nofollow` (PageRank without nofollow links), `anchor,redirect`, `all,-sitemap`.
+ */
+export function linkFilterOption(option: string, text: string | undefined, fallback: readonly LinkKind[] = GRAPH_LINK_KINDS): Required<LinkFilter> {
+  if (text === undefined) return { kinds: fallback, withoutRel: 0 };
+  const tokens = text.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  if (tokens.length === 0) throw new OptionError(option, 'expected link kinds, got nothing');
+  const adding = tokens.filter((t) => !t.startsWith('-'));
+  const kinds = new Set<LinkKind>(adding.length === 0 ? fallback : []);
+  let withoutRel = 0;
+  const words = `${LINK_KINDS.join(', ')}, graph, all, or -KIND, -nofollow, -ugc, -sponsored`;
+  for (const token of tokens) {
+    const removing = token.startsWith('-');
+    const name = (removing ? token.slice(1) : token).toLowerCase();
+    const group = name === 'graph' ? GRAPH_LINK_KINDS : name === 'all' ? LINK_KINDS : (LINK_KINDS as readonly string[]).includes(name) ? [name as LinkKind] : null;
+    if (group !== null) {
+      for (const kind of group) {
+        if (removing) kinds.delete(kind);
+        else kinds.add(kind);
+      }
+    } else if (removing && (REL_TOKENS as readonly string[]).includes(name)) withoutRel |= REL_BITS[name as RelToken];
+    else throw new OptionError(option, `'${token.slice(0, 40)}' is not a link kind: expected ${words}`);
+  }
+  if (kinds.size === 0) throw new OptionError(option, `'${text.slice(0, 60)}' leaves no link kind`);
+  return { kinds: LINK_KINDS.filter((k) => kinds.has(k)), withoutRel };
 }

@@ -15,12 +15,14 @@ export interface GraphInputOptions extends GraphFileOptions {
   db?: string;
   save?: boolean;
   hosts?: boolean;
+  links?: string;
 }
 
 /** Options of commands that read a graph file or a store. */
 export function addGraphOptions(command: Command): Command {
   return addGraphFileOptions(command)
     .option('--db <store>', 'read the graph from a store (SQLite file or postgres:// URL) instead of a file')
+    .option('--links <kinds>', "with --db, the links read: kinds (anchor, area, frame, iframe, refresh, redirect, canonical, alternate, sitemap), graph or all; -KIND or -nofollow, -ugc, -sponsored leave some out (default: graph)")
     .option('--hosts', 'the host graph: pages collapsed into their URL hosts, links weighted by page-link counts');
 }
 
@@ -63,6 +65,7 @@ export async function withGraph<T>(path: string | undefined, options: GraphInput
       file: options,
       ...(options.save === undefined ? {} : { save: options.save }),
       ...(options.hosts === true ? { hosts: true } : {}),
+      ...(options.links === undefined ? {} : { links: options.links }),
     },
     async (source) => {
       progress.done();

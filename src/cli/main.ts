@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, WgaError } from '../errors.js';
 import { registerAggregate } from './commands/aggregate.js';
+import { registerChanges } from './commands/changes.js';
 import { registerCompare } from './commands/compare.js';
 import { registerCrawl } from './commands/crawl.js';
 import { registerDegrees } from './commands/degrees.js';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerExport(program);
   registerStoreCommands(program);
   registerCrawl(program);
+  registerChanges(program);
   registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;

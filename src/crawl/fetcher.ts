@@ -126,7 +126,7 @@ export interface FetchResult {
 
 /** Media types parsed as HTML (a missing Content-Type is parsed too). */
 export const HTML_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml']);
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** What is read of a body we do not use, to keep the connection alive; beyond that it is closed. */
 const DRAIN_LIMIT = 64 * 1024;
 
@@ -137,7 +137,7 @@ class AddressRefused extends Error {
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function mediaType(header: string | string[] | undefined): string | null {
+export function mediaType(header: string | string[] | undefined): string | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return null;
   const type = value.split(';')[0]!.trim().toLowerCase();
@@ -158,7 +158,7 @@ function decoderFor(charset: string): TextDecoder {
   }
 }
 
-function headerText(header: string | string[] | undefined): string | null {
+export function headerText(header: string | string[] | undefined): string | null {
   const value = Array.isArray(header) ? header[0] : header;
   return value === undefined ? null : value;
 }
@@ -172,7 +172,7 @@ function retryAfter(header: string | string[] | undefined): number | null {
   return Number.isNaN(date) ? null : Math.min(Math.max(0, date - Date.now()), 60_000);
 }
 
-const EMPTY_RESULT: FetchResult = {
+export const EMPTY_RESULT: FetchResult = {
   status: null, contentType: null, size: 0, wireSize: 0, encoding: [], page: null, sitemap: null, text: null, contentHash: null, etag: null,
   lastModified: null, notModified: false, location: null, retryAfterMs: null, error: null, failure: null,
 };
@@ -412,7 +412,7 @@ export class Fetcher {
         return { ...base, wireSize, error: encoding.problem, failure: 'final' };
       }
       const codings = encoding.codings;
-      const read = await this.readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep);
+      const read = await readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep, { maxBodyBytes: this.maxBodyBytes, maxSitemapEntries: this.maxSitemapEntries });
       const answered = {
         ...base,
         encoding: codings,
@@ -437,115 +437,6 @@ export class Fetcher {
     }
   }
 
-  /**
-   * Reads a 2xx body through its decoders, the bytes on the wire and the decoded ones both capped
-   * at `limit` (text mode: the decoded text is cut there instead), into the reader of `mode`.
-   */
-  private async readBody(
-    body: AsyncIterable<Buffer> & { destroy(): void },
-    mode: BodyMode,
-    codings: readonly ContentCoding[],
-    contentTypeHeader: string | string[] | undefined,
-    limit: number,
-    keep: (chunk: Buffer) => void,
-  ): Promise<{
-    wireSize: number;
-    size: number;
-    hash: string;
-    page: ExtractedPage | null;
-    sitemap: ExtractedSitemap | null;
-    text: string | null;
-    cut: boolean;
-    problem: string | null;
-    tooLarge: boolean;
-  }> {
-    const wireLimit = mode === 'text' ? this.maxBodyBytes : limit;
-    let wireSize = 0;
-    let size = 0;
-    let cut = false;
-    const digest = new Sha1Digest();
-    const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
-    const extractor = mode === 'page' ? new LinkExtractor() : null;
-    const sitemap = mode === 'sitemap' ? new SitemapExtractor(this.maxSitemapEntries) : null;
-    // A sitemap.xml.gz (gzip bytes without a Content-Encoding): gathered, then gunzipped under the cap.
-    let gzipped: Buffer[] | null = null;
-    let text = '';
-    const wire = async function* (): AsyncGenerator<Buffer> {
-      for await (const chunk of body) {
-        wireSize += chunk.length;
-        if (wireSize > wireLimit) throw new BodyTooLarge(wireLimit, false);
-        keep(chunk);
-        yield chunk;
-      }
-    };
-    const consume = (chunk: Buffer): void => {
-      if (mode === 'text') {
-        if (size + chunk.length > limit) {
-          const rest = chunk.subarray(0, limit - size);
-          size = limit;
-          text += decoder.decode(rest, { stream: true });
-          cut = true;
-          throw new EnoughText();
-        }
-        size += chunk.length;
-        digest.update(chunk);
-        text += decoder.decode(chunk, { stream: true });
-        return;
-      }
-      size += chunk.length;
-      if (size > limit) throw new BodyTooLarge(limit, codings.length > 0);
-      digest.update(chunk);
-      if (sitemap !== null && (gzipped !== null || (size === chunk.length && looksGzipped(chunk)))) {
-        (gzipped ??= []).push(chunk);
-        return;
-      }
-      const decoded = decoder.decode(chunk, { stream: true });
-      if (extractor !== null) extractor.write(decoded);
-      else sitemap!.write(decoded);
-    };
-    try {
-      // pipeline's typings have no overload for a spread of transforms between a generator and a function.
-      const run = pipeline as unknown as (...stages: unknown[]) => Promise<void>;
-      await run(wire, ...decoderStreams(codings), async (decoded: AsyncIterable<Buffer>) => {
-        for await (const chunk of decoded) consume(chunk);
-      });
-    } catch (error) {
-      const none = { page: null, sitemap: null, text: null, hash: '', cut: false };
-      if (error instanceof EnoughText) {
-        body.destroy();
-        return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: false };
-      }
-      if (error instanceof BodyTooLarge) {
-        body.destroy();
-        if (mode === 'text') return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: true };
-        return { ...none, wireSize, size, problem: error.message, tooLarge: true };
-      }
-      if (isDecodingError(error)) {
-        body.destroy();
-        return { ...none, wireSize, size, problem: decodingProblem(codings, error), tooLarge: false };
-      }
-      throw error;
-    }
-    const hash = digest.label();
-    if (mode === 'text') return { wireSize, size, hash, page: null, sitemap: null, text: text + decoder.decode(), cut, problem: null, tooLarge: false };
-    if (extractor !== null) {
-      extractor.write(decoder.decode());
-      return { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
-    }
-    if (gzipped !== null) {
-      let inflated: Buffer;
-      try {
-        inflated = gunzipSync(Buffer.concat(gzipped), { maxOutputLength: limit });
-      } catch (error) {
-        const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
-        const problem = tooLarge ? `sitemap larger than ${limit} bytes once gunzipped` : `broken gzip sitemap: ${(error as Error).message.slice(0, 120)}`;
-        return { wireSize, size, hash, page: null, sitemap: null, text: null, cut: false, problem, tooLarge };
-      }
-      sitemap!.write(new TextDecoder('utf-8').decode(inflated));
-    } else sitemap!.write(decoder.decode());
-    return { wireSize, size, hash, page: null, sitemap: sitemap!.end(), text: null, cut: false, problem: null, tooLarge: false };
-  }
-
   /** Closes idle connections and waits for running requests. */
   async close(): Promise<void> {
     await this.agent.close();
@@ -555,4 +446,118 @@ export class Fetcher {
   async destroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/** What readBody gives. */
+export interface BodyRead {
+  wireSize: number;
+  size: number;
+  hash: string;
+  page: ExtractedPage | null;
+  sitemap: ExtractedSitemap | null;
+  text: string | null;
+  cut: boolean;
+  problem: string | null;
+  tooLarge: boolean;
+}
+
+/**
+ * Reads a 2xx body through its decoders, the bytes on the wire and the decoded ones both capped
+ * at `limit` (text mode: the decoded text is cut there instead), into the reader of `mode`: what a
+ * fetch does with its answer, and what `wga import-warc` does with an archived one.
+ */
+export async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  mode: BodyMode,
+  codings: readonly ContentCoding[],
+  contentTypeHeader: string | string[] | undefined,
+  limit: number,
+  keep: (chunk: Buffer) => void,
+  caps: { maxBodyBytes: number; maxSitemapEntries: number },
+): Promise<BodyRead> {
+  const wireLimit = mode === 'text' ? caps.maxBodyBytes : limit;
+  let wireSize = 0;
+  let size = 0;
+  let cut = false;
+  const digest = new Sha1Digest();
+  const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
+  const extractor = mode === 'page' ? new LinkExtractor() : null;
+  const sitemap = mode === 'sitemap' ? new SitemapExtractor(caps.maxSitemapEntries) : null;
+  // A sitemap.xml.gz (gzip bytes without a Content-Encoding): gathered, then gunzipped under the cap.
+  let gzipped: Buffer[] | null = null;
+  let text = '';
+  const wire = async function* (): AsyncGenerator<Buffer> {
+    for await (const chunk of body) {
+      wireSize += chunk.length;
+      if (wireSize > wireLimit) throw new BodyTooLarge(wireLimit, false);
+      keep(chunk);
+      yield chunk;
+    }
+  };
+  const consume = (chunk: Buffer): void => {
+    if (mode === 'text') {
+      if (size + chunk.length > limit) {
+        const rest = chunk.subarray(0, limit - size);
+        size = limit;
+        text += decoder.decode(rest, { stream: true });
+        cut = true;
+        throw new EnoughText();
+      }
+      size += chunk.length;
+      digest.update(chunk);
+      text += decoder.decode(chunk, { stream: true });
+      return;
+    }
+    size += chunk.length;
+    if (size > limit) throw new BodyTooLarge(limit, codings.length > 0);
+    digest.update(chunk);
+    if (sitemap !== null && (gzipped !== null || (size === chunk.length && looksGzipped(chunk)))) {
+      (gzipped ??= []).push(chunk);
+      return;
+    }
+    const decoded = decoder.decode(chunk, { stream: true });
+    if (extractor !== null) extractor.write(decoded);
+    else sitemap!.write(decoded);
+  };
+  try {
+    // pipeline's typings have no overload for a spread of transforms between a generator and a function.
+    const run = pipeline as unknown as (...stages: unknown[]) => Promise<void>;
+    await run(wire, ...decoderStreams(codings), async (decoded: AsyncIterable<Buffer>) => {
+      for await (const chunk of decoded) consume(chunk);
+    });
+  } catch (error) {
+    const none = { page: null, sitemap: null, text: null, hash: '', cut: false };
+    if (error instanceof EnoughText) {
+      body.destroy();
+      return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: false };
+    }
+    if (error instanceof BodyTooLarge) {
+      body.destroy();
+      if (mode === 'text') return { ...none, wireSize, size, text: text + decoder.decode(), cut: true, problem: null, tooLarge: true };
+      return { ...none, wireSize, size, problem: error.message, tooLarge: true };
+    }
+    if (isDecodingError(error)) {
+      body.destroy();
+      return { ...none, wireSize, size, problem: decodingProblem(codings, error), tooLarge: false };
+    }
+    throw error;
+  }
+  const hash = digest.label();
+  if (mode === 'text') return { wireSize, size, hash, page: null, sitemap: null, text: text + decoder.decode(), cut, problem: null, tooLarge: false };
+  if (extractor !== null) {
+    extractor.write(decoder.decode());
+    return { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
+  }
+  if (gzipped !== null) {
+    let inflated: Buffer;
+    try {
+      inflated = gunzipSync(Buffer.concat(gzipped), { maxOutputLength: limit });
+    } catch (error) {
+      const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+      const problem = tooLarge ? `sitemap larger than ${limit} bytes once gunzipped` : `broken gzip sitemap: ${(error as Error).message.slice(0, 120)}`;
+      return { wireSize, size, hash, page: null, sitemap: null, text: null, cut: false, problem, tooLarge };
+    }
+    sitemap!.write(new TextDecoder('utf-8').decode(inflated));
+  } else sitemap!.write(decoder.decode());
+  return { wireSize, size, hash, page: null, sitemap: sitemap!.end(), text: null, cut: false, problem: null, tooLarge: false };
 }

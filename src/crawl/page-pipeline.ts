@@ -422,7 +422,7 @@ export abstract class PagePipeline {
     this.countBytes(result);
     try {
       if (result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null) this.scheduleRetry(id, host, refetch, result);
-      else this.process(id, refetch, result);
+      else this.processAnswer(id, refetch, result);
     } catch (error) {
       this.fail(error as Error);
       return;
@@ -483,7 +483,7 @@ export abstract class PagePipeline {
 
   // ---- answers ----------------------------------------------------------------
 
-  private process(id: number, refetch: boolean, result: FetchResult): void {
+  protected processAnswer(id: number, refetch: boolean, result: FetchResult): void {
     const record = fetchRecordOf(result);
     const out: number[] = [];
     const links: FoundLink[] = [];

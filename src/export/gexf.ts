@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../app/context.js';
 import type { AttributeType, ExportGraph } from './model.js';
-import { numberText, present } from './model.js';
+import { numberText, present, relText } from './model.js';
 import type { FileSink } from './sink.js';
 import { xmlEscape } from './xml.js';
 
@@ -34,7 +34,10 @@ export async function writeGexf(graph: ExportGraph, sink: FileSink, version: Gex
   sink.write(`    </attributes>\n`);
   const edgeAttributes: string[] = [];
   if (graph.kinds !== null) edgeAttributes.push(`      <attribute id="type" title="type" type="string"/>\n`);
-  if (graph.nofollow !== null) edgeAttributes.push(`      <attribute id="nofollow" title="nofollow" type="boolean"/>\n`);
+  if (graph.rel !== null) {
+    edgeAttributes.push(`      <attribute id="nofollow" title="nofollow" type="boolean"/>\n`);
+    edgeAttributes.push(`      <attribute id="rel" title="rel" type="string"/>\n`);
+  }
   if (edgeAttributes.length > 0) sink.write(`    <attributes class="edge">\n${edgeAttributes.join('')}    </attributes>\n`);
 
   sink.write(`    <nodes count="${graph.nodeCount}">\n`);
@@ -53,17 +56,17 @@ export async function writeGexf(graph: ExportGraph, sink: FileSink, version: Gex
   sink.write(`    </nodes>\n`);
 
   sink.write(`    <edges count="${graph.edgeCount}">\n`);
-  const { offsets, targets, kinds, kindNames, nofollow, weights } = graph;
+  const { offsets, targets, kinds, kindNames, rel, weights } = graph;
   for (let v = 0; v < graph.nodeCount; v++) {
     const end = offsets[v + 1]!;
     for (let e = offsets[v]!; e < end; e++) {
       let line = `      <edge id="${e}" source="${v}" target="${targets[e]}"`;
       if (weights !== null) line += ` weight="${numberText(weights[e]!)}"`;
-      if (kinds === null && nofollow === null) line += '/>\n';
+      if (kinds === null && rel === null) line += '/>\n';
       else {
         line += '><attvalues>';
         if (kinds !== null) line += `<attvalue for="type" value="${kindNames[kinds[e]!]}"/>`;
-        if (nofollow !== null) line += `<attvalue for="nofollow" value="${nofollow[e] === 1}"/>`;
+        if (rel !== null) line += `<attvalue for="nofollow" value="${(rel[e]! & 1) === 1}"/><attvalue for="rel" value="${relText(rel[e]!)}"/>`;
         line += '</attvalues></edge>\n';
       }
       sink.write(line);

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../app/context.js';
 import type { AttributeType, ExportGraph } from './model.js';
-import { numberText, present } from './model.js';
+import { numberText, present, relText } from './model.js';
 import type { FileSink } from './sink.js';
 import { xmlEscape } from './xml.js';
 
@@ -20,9 +20,12 @@ export async function writeGraphml(graph: ExportGraph, sink: FileSink, context: 
   graph.attributes.forEach((a, i) =>
     sink.write(`  <key id="d${i}" for="node" attr.name="${xmlEscape(a.name)}" attr.type="${GRAPHML_TYPES[a.type]}"/>\n`),
   );
-  const { offsets, targets, kinds, kindNames, nofollow, weights } = graph;
+  const { offsets, targets, kinds, kindNames, rel, weights } = graph;
   if (kinds !== null) sink.write(`  <key id="type" for="edge" attr.name="type" attr.type="string"/>\n`);
-  if (nofollow !== null) sink.write(`  <key id="nofollow" for="edge" attr.name="nofollow" attr.type="boolean"/>\n`);
+  if (rel !== null) {
+    sink.write(`  <key id="nofollow" for="edge" attr.name="nofollow" attr.type="boolean"/>\n`);
+    sink.write(`  <key id="rel" for="edge" attr.name="rel" attr.type="string"/>\n`);
+  }
   if (weights !== null) sink.write(`  <key id="weight" for="edge" attr.name="weight" attr.type="double"/>\n`);
   sink.write(`  <graph id="wga" edgedefault="directed">\n`);
   for (let v = 0; v < graph.nodeCount; v++) {
@@ -41,11 +44,11 @@ export async function writeGraphml(graph: ExportGraph, sink: FileSink, context: 
     const end = offsets[v + 1]!;
     for (let e = offsets[v]!; e < end; e++) {
       let line = `    <edge source="n${v}" target="n${targets[e]}"`;
-      if (kinds === null && nofollow === null && weights === null) line += '/>\n';
+      if (kinds === null && rel === null && weights === null) line += '/>\n';
       else {
         line += '>';
         if (kinds !== null) line += `<data key="type">${kindNames[kinds[e]!]}</data>`;
-        if (nofollow !== null) line += `<data key="nofollow">${nofollow[e] === 1}</data>`;
+        if (rel !== null) line += `<data key="nofollow">${(rel[e]! & 1) === 1}</data><data key="rel">${relText(rel[e]!)}</data>`;
         if (weights !== null) line += `<data key="weight">${numberText(weights[e]!)}</data>`;
         line += '</edge>\n';
       }

@@ -1,10 +1,10 @@
 /**
  * What an export writes, whatever the format: pages (numbered 0..n-1, each
  * with typed attributes) and links as compressed rows, each link optionally
- * with its kind, nofollow flag and weight. The writers (gexf.ts, graphml.ts,
+ * with its kind, rel tokens (nofollow, ugc, sponsored) and weight. The writers (gexf.ts, graphml.ts,
  * parquet.ts, tsv.ts, and the BV writer) only read this.
  */
-import type { LinkKind } from '../store/store.js';
+import { type LinkKind, relTokens } from '../store/store.js';
 
 export type AttributeType = 'string' | 'integer' | 'double' | 'boolean';
 export type AttributeValue = string | number | boolean | null;
@@ -30,8 +30,8 @@ export interface ExportGraph {
   /** kinds[e]: index in `kindNames` of link e's kind, when the source has kinds. */
   kinds: Uint8Array | null;
   kindNames: readonly LinkKind[];
-  /** nofollow[e] = 1 when every anchor behind link e says rel=nofollow. */
-  nofollow: Uint8Array | null;
+  /** rel[e]: the rel bits (store.ts REL_BITS) every link with rel behind link e carries: nofollow, ugc, sponsored. */
+  rel: Uint8Array | null;
   /** Link weights (a host graph's page-link counts, a weighted file's weights). */
   weights: Float64Array | null;
 }
@@ -44,4 +44,9 @@ export function present(value: AttributeValue): value is string | number | boole
 /** Shortest decimal text that reads back as the same double. */
 export function numberText(value: number): string {
   return Number.isFinite(value) ? String(value) : value > 0 ? 'INF' : '-INF';
+}
+
+/** A link's rel bits as the exports write them: its tokens, space-separated ('' for none). */
+export function relText(bits: number): string {
+  return relTokens(bits).join(' ');
 }

@@ -3,7 +3,7 @@
  * graph, as Spark GraphFrames expects them (vertices with an `id` column,
  * edges with `src` and `dst`) and DuckDB reads them (read_parquet):
  *   pages.parquet  id, url|host|label, the page attributes, the score columns
- *   links.parquet  src, dst, and type / nofollow / weight where known
+ *   links.parquet  src, dst, and type / nofollow / rel / weight where known
  * Written by hyparquet-writer (pure JavaScript, loaded only when a Parquet
  * export runs), one row group per batch, each flushed to the file before the
  * next is encoded.
@@ -11,6 +11,7 @@
 import type { AppContext } from '../app/context.js';
 import { InputFormatError } from '../errors.js';
 import type { AttributeType, ExportGraph } from './model.js';
+import { relText } from './model.js';
 import { FileSink } from './sink.js';
 
 type ParquetModule = typeof import('hyparquet-writer');
@@ -97,7 +98,7 @@ export async function writeParquet(graph: ExportGraph, files: ParquetFiles, cont
     return columns;
   };
   // Sources of the link rows: page v of each link, found by walking the offsets.
-  const { offsets, targets, kinds, kindNames, nofollow, weights } = graph;
+  const { offsets, targets, kinds, kindNames, rel, weights } = graph;
   let sourceCursor = 0;
   const linkColumns = (start: number, end: number): ColumnSource[] => {
     const src = new Int32Array(end - start);
@@ -115,10 +116,15 @@ export async function writeParquet(graph: ExportGraph, files: ParquetFiles, cont
       for (let e = start; e < end; e++) names.push(kindNames[kinds[e]!]!);
       columns.push({ name: 'type', data: names, type: 'STRING', nullable: false });
     }
-    if (nofollow !== null) {
+    if (rel !== null) {
       const flags: boolean[] = [];
-      for (let e = start; e < end; e++) flags.push(nofollow[e] === 1);
+      const tokens: string[] = [];
+      for (let e = start; e < end; e++) {
+        flags.push((rel[e]! & 1) === 1);
+        tokens.push(relText(rel[e]!));
+      }
       columns.push({ name: 'nofollow', data: flags, type: 'BOOLEAN', nullable: false });
+      columns.push({ name: 'rel', data: tokens, type: 'STRING', nullable: false });
     }
     if (weights !== null) columns.push({ name: 'weight', data: weights.slice(start, end), type: 'DOUBLE', nullable: false });
     return columns;

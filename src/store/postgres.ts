@@ -55,6 +55,7 @@ import {
   type NewLink,
   type NewRun,
   type PageRecord,
+  type PageRole,
   type RunRecord,
   type SearchOptions,
   type Store,
@@ -313,14 +314,14 @@ export class PostgresStore implements Store {
     });
   }
 
-  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {
+  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null, roles?: readonly PageRole[]): Promise<number[]> {
     for (const url of urls) checkStorableUrl(url, this.location);
     const hosts = urls.map((url) => keyOfLabel(url).host);
     const result = await this.pool.query<{ id: number; url_key: string }>(
-      `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i (url, url_key, host)),
-       added AS (INSERT INTO pages (url, url_key, host, depth) SELECT url, url_key, host, $4 FROM input ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key)
+      `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::smallint[]) AS i (url, url_key, host, role)),
+       added AS (INSERT INTO pages (url, url_key, host, depth, role) SELECT url, url_key, host, $4, role FROM input ON CONFLICT (url_key) DO NOTHING RETURNING id, url_key)
        SELECT id, url_key FROM added UNION ALL SELECT p.id, p.url_key FROM pages p JOIN input i ON i.url_key = p.url_key`,
-      [urls, keys, hosts, depth],
+      [urls, keys, hosts, depth, urls.map((_, i) => roleCode(roles?.[i]))],
     );
     const byKey = new Map(result.rows.map((row) => [row.url_key, row.id]));
     // A page another connection added after this statement's snapshot was skipped by ON CONFLICT
@@ -339,8 +340,9 @@ export class PostgresStore implements Store {
 
   async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
     await this.pool.query(
-      'UPDATE pages SET status = $1, content_type = $2, fetched_at = $3, size = $4, title = $5, fetch_error = $6 WHERE id = $7',
-      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page],
+      `UPDATE pages SET status = $1, content_type = $2, fetched_at = $3, size = $4, title = $5, fetch_error = $6,
+         wire_size = $8, etag = $9, last_modified = $10, content_hash = $11 WHERE id = $7`,
+      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null],
     );
   }
 

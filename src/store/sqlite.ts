@@ -51,6 +51,7 @@ import {
   type NewLink,
   type NewRun,
   type PageRecord,
+  type PageRole,
   type RunRecord,
   type SearchOptions,
   type Store,
@@ -240,15 +241,15 @@ export class SqliteStore implements Store {
     }
   }
 
-  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null): Promise<number[]> {
-    const insert = this.db.prepare('INSERT INTO pages (url, url_key, host, depth) VALUES (?, ?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
+  async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null, roles?: readonly PageRole[]): Promise<number[]> {
+    const insert = this.db.prepare('INSERT INTO pages (url, url_key, host, depth, role) VALUES (?, ?, ?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
     const find = this.db.prepare('SELECT id FROM pages WHERE url_key = ?').pluck();
     return this.db
       .transaction(() =>
         urls.map((url, i) => {
           checkStorableUrl(url, this.location);
           const key = keys[i]!;
-          const result = insert.run(url, key, keyOfLabel(url).host, depth);
+          const result = insert.run(url, key, keyOfLabel(url).host, depth, roleCode(roles?.[i]));
           return result.changes === 1 ? Number(result.lastInsertRowid) : (find.get(key) as number);
         }),
       )
@@ -257,8 +258,11 @@ export class SqliteStore implements Store {
 
   async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
     this.db
-      .prepare('UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ? WHERE id = ?')
-      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page);
+      .prepare(
+        `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ? WHERE id = ?`,
+      )
+      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, page);
   }
 
   async addLinks(links: readonly NewLink[]): Promise<number> {

@@ -277,8 +277,8 @@ export interface Store {
   /** Every stored link with its kind and nofollow flag, in (source, target, kind) order, a batch at a time. */
   linkBatches(batchSize?: number): AsyncIterable<NewLink[]>;
 
-  /** Ids of these URLs' pages, adding the missing ones (`keys` are their normalised forms). */
-  addPages(urls: readonly string[], keys: readonly string[], depth?: number | null): Promise<number[]>;
+  /** Ids of these URLs' pages, adding the missing ones (`keys` are their normalised forms; `roles` of the added ones, default 'page'). */
+  addPages(urls: readonly string[], keys: readonly string[], depth?: number | null, roles?: readonly PageRole[]): Promise<number[]>;
   recordFetch(page: number, fetch: FetchRecord): Promise<void>;
   addLinks(links: readonly NewLink[]): Promise<number>;
 

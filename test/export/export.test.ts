@@ -25,6 +25,7 @@ import { loadGraph } from '../../src/formats/load.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { LINK_KINDS } from '../../src/store/store.js';
+import { LINK_KIND_NAMES } from '../../src/store/schema.js';
 import { runCli, serveLogged, type LoggingServer } from '../crawl/crawl-fixtures.js';
 import { cacheDirectory, repoRoot, skipOrFail, temporaryDirectory, testData } from '../helpers.js';
 
@@ -177,7 +178,7 @@ function storeTables(): {
   urls: Map<number, string>;
   titles: Map<string, string | null>;
   pagerank: Map<string, number>;
-  links: Map<string, { type: string; nofollow: boolean }>;
+  links: Map<string, { type: string; nofollow: boolean; rel: string }>;
 } {
   const sql = new Database(db, { readonly: true });
   try {
@@ -192,20 +193,19 @@ function storeTables(): {
     for (const row of sql.prepare('SELECT page, value FROM scores WHERE run = ?').all(run) as Array<{ page: number; value: number }>) {
       pagerank.set(urls.get(row.page)!, row.value);
     }
-    const links = new Map<string, { type: string; nofollow: boolean; anchors: number; nofollowAnchors: number }>();
-    for (const row of sql.prepare('SELECT source, target, kind, nofollow FROM links').all() as Array<{ source: number; target: number; kind: number; nofollow: number }>) {
+    // The kind of a pair with several is the first in LINK_KINDS's order; its rel, the bits every anchor or area carries.
+    const links = new Map<string, { type: string; rel: number | null }>();
+    for (const row of sql.prepare('SELECT source, target, kind, rel FROM links').all() as Array<{ source: number; target: number; kind: number; rel: number }>) {
       if (row.source === row.target) continue;
       const key = `${urls.get(row.source)} ${urls.get(row.target)}`;
-      const entry = links.get(key) ?? { type: LINK_KINDS[row.kind]!, nofollow: false, anchors: 0, nofollowAnchors: 0 };
-      if (LINK_KINDS.indexOf(entry.type as never) > row.kind) entry.type = LINK_KINDS[row.kind]!;
-      if (row.kind === 0) {
-        entry.anchors++;
-        entry.nofollowAnchors += row.nofollow;
-      }
-      entry.nofollow = entry.anchors > 0 && entry.anchors === entry.nofollowAnchors;
+      const name = LINK_KIND_NAMES[row.kind]!;
+      const entry = links.get(key) ?? { type: name, rel: null };
+      if (LINK_KINDS.indexOf(entry.type as never) > LINK_KINDS.indexOf(name)) entry.type = name;
+      if (name === 'anchor' || name === 'area') entry.rel = entry.rel === null ? row.rel : entry.rel & row.rel;
       links.set(key, entry);
     }
-    return { urls, titles, pagerank, links: new Map([...links].map(([k, v]) => [k, { type: v.type, nofollow: v.nofollow }])) };
+    const relText = (bits: number): string => ['nofollow', 'ugc', 'sponsored'].filter((_, i) => (bits & (1 << i)) !== 0).join(' ');
+    return { urls, titles, pagerank, links: new Map([...links].map(([k, v]) => [k, { type: v.type, nofollow: ((v.rel ?? 0) & 1) === 1, rel: relText(v.rel ?? 0) }])) };
   } finally {
     sql.close();
   }
@@ -247,7 +247,7 @@ describe('wga export of a crawl store', () => {
           else assert.equal(node.title, title.replace(/\u0001/g, '\uFFFD'), `${mode} title of ${url}`);
           assert.equal(node.pagerank, expected.pagerank.get(url), `${mode} pagerank of ${url}`);
         }
-        const edges = new Map(back.edges.map(([u, v, d]) => [`${urlOf.get(u)} ${urlOf.get(v)}`, { type: d.type, nofollow: d.nofollow }]));
+        const edges = new Map(back.edges.map(([u, v, d]) => [`${urlOf.get(u)} ${urlOf.get(v)}`, { type: d.type, nofollow: d.nofollow, rel: d.rel ?? '' }]));
         assert.deepEqual(edges, expected.links, mode);
         // in-degrees computed by wga agree with the edges read back
         const indegree = new Map<string, number>();
@@ -310,7 +310,7 @@ describe('wga export of a crawl store', () => {
 
   it('bv: the written graph and labels give the same stats as the store', async () => {
     const base = join(dir.path, 'crawl-bv');
-    await exportGraph({ db, format: 'bv', out: base, kinds: ['anchor', 'redirect'] });
+    await exportGraph({ db, format: 'bv', out: base, links: { kinds: ['anchor', 'redirect'], withoutRel: 0 } });
     const fromStore = JSON.parse((await runCli(['stats', '--db', db, '--json', '-q'])).stdout) as Record<string, unknown>;
     const fromBv = JSON.parse((await runCli(['stats', base, '--labels', `${base}.labels`, '--json', '-q'])).stdout) as Record<string, unknown>;
     for (const key of ['nodes', 'edges', 'danglingNodes', 'scc', 'unreferencedNodes', 'maxInDegree', 'maxOutDegree']) {
@@ -343,7 +343,7 @@ describe('wga export of a crawl store', () => {
     assert.equal(pagesPerHost.size, 3, 'three hosts crawled');
     assert.ok(expected.size >= 4, 'links between the hosts');
     const out = join(dir.path, 'hosts.tsv');
-    const report = await exportGraph({ db, format: 'tsv', out, hosts: true, kinds: ['anchor', 'redirect'] });
+    const report = await exportGraph({ db, format: 'tsv', out, hosts: true, links: { kinds: ['anchor', 'redirect'], withoutRel: 0 } });
     assert.equal(report.pages, 3);
     assert.equal(report.hosts!.selfLinksDropped, inside);
     const written = new Map(
@@ -358,7 +358,7 @@ describe('wga export of a crawl store', () => {
     assert.equal(stats.edges, expected.size);
     assert.equal(stats.selfLoopsDropped, inside);
     const parquet = join(dir.path, 'hosts-parquet');
-    await exportGraph({ db, format: 'parquet', out: parquet, hosts: true, kinds: ['anchor', 'redirect'] });
+    await exportGraph({ db, format: 'parquet', out: parquet, hosts: true, links: { kinds: ['anchor', 'redirect'], withoutRel: 0 } });
     const duckdb = await loadDuckDb();
     if (duckdb === null) {
       skipOrFail(t, 'oracles', `DuckDB's node API is missing: npm install --prefix ${duckDbDirectory()} @duckdb/node-api@1.5.6-r.1 (or set WGA_DUCKDB_DIR)`);
@@ -491,7 +491,7 @@ describe('XML-hostile strings', () => {
       targets,
       kinds: null,
       kindNames: LINK_KINDS,
-      nofollow: null,
+      rel: null,
       weights: null,
     };
     for (const format of ['gexf', 'graphml'] as const) {

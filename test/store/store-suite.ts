@@ -11,7 +11,8 @@ import { topK } from '../../src/analysis/top.js';
 import { InputFormatError } from '../../src/errors.js';
 import { type LoadedGraph, loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
-import type { Store } from '../../src/store/store.js';
+import type { LinkKind, Store } from '../../src/store/store.js';
+import { LINK_KIND_CODES } from '../../src/store/schema.js';
 import { l1Distance, testData } from '../helpers.js';
 
 export interface Backend {
@@ -142,10 +143,16 @@ export function storeSuite(backend: Backend): void {
         const urls = Array.from({ length: 25 }, (_, i) => `http://b${i % 3}.example/p${i}`);
         const ids = await store.addPages(urls, urls, 1);
         await store.recordFetch(ids[0]!, { status: 200, contentType: 'text/html', fetchedAt: 1_700_000_000_000, size: 10, title: 'T & "x"', error: null });
-        const kinds = ['anchor', 'redirect', 'canonical'] as const;
+        const kinds = ['anchor', 'redirect', 'canonical', 'area', 'frame', 'iframe', 'refresh', 'alternate', 'sitemap'] as const;
         const links = [];
         for (let i = 0; i < 60; i++) {
-          links.push({ source: ids[(i * 7) % 25]!, target: ids[(i * 11 + 3) % 25]!, kind: kinds[i % 3]!, nofollow: i % 4 === 0 });
+          const kind = kinds[i % kinds.length]!;
+          // rel bits: nofollow, ugc, sponsored in every combination; hreflang on alternates, lastmod on sitemap entries.
+          const rel = i % 8;
+          links.push({
+            source: ids[(i * 7) % 25]!, target: ids[(i * 11 + 3) % 25]!, kind, nofollow: (rel & 1) === 1, rel,
+            hreflang: kind === 'alternate' ? `de-${i}` : null, lastmod: kind === 'sitemap' ? 1_700_000_000_000 + i : null,
+          });
         }
         await store.addLinks(links);
         const pages = [];
@@ -160,11 +167,11 @@ export function storeSuite(backend: Backend): void {
         assert.equal(first.depth, 1);
         const read = [];
         for await (const batch of store.linkBatches(7)) read.push(...batch);
-        const key = (l: { source: number; target: number; kind: string }): string => `${l.source} ${l.target} ${kinds.indexOf(l.kind as never)}`;
+        const key = (l: { source: number; target: number; kind: string }): string => `${l.source} ${l.target} ${LINK_KIND_CODES[l.kind as LinkKind]}`;
         const unique = new Map(links.map((l) => [key(l), l]));
         assert.equal(read.length, unique.size);
         for (const l of read) assert.deepEqual(l, unique.get(key(l)));
-        const order = (l: { source: number; target: number; kind: string }): number[] => [l.source, l.target, kinds.indexOf(l.kind as never)];
+        const order = (l: { source: number; target: number; kind: string }): number[] => [l.source, l.target, LINK_KIND_CODES[l.kind as LinkKind]];
         for (let i = 1; i < read.length; i++) {
           const [a, b] = [order(read[i - 1]!), order(read[i]!)];
           assert.ok(a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! < b[2]!))), 'ordered');

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from '../../app/export.js';
 import { OptionError } from '../../errors.js';
 import { GRAPH_FORMATS } from '../../formats/load.js';
-import { LINK_KINDS, type LinkKind } from '../../store/store.js';
+import { LINK_KINDS } from '../../store/store.js';
+import { linkFilterOption } from '../../app/values.js';
 import { loadFromOptions } from '../graph-input.js';
 import { count, megabytes, print, printJson, seconds, table } from '../output.js';
 import { Progress } from '../progress.js';
@@ -36,7 +37,7 @@ export function registerExport(program: Command): void {
     .option('--format <format>', `output format: ${EXPORT_FORMATS.join(', ')}`)
     .option('--out <path>', 'output file (gexf, graphml, tsv), basename (bv) or directory (parquet)')
     .option('--scores <name...>', "score columns: a stored run's method or run:ID, a score file, or pagerank, scc, indegree, outdegree")
-    .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')} (default: all)`)
+    .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')}, graph or all; -KIND or -nofollow, -ugc, -sponsored leave some out (default: all)`)
     .option('--hosts', 'export the host graph: pages collapsed into their URL hosts, links weighted by page-link counts')
     .option('--gexf-version <v>', 'GEXF version: 1.3 or 1.2draft (for NetworkX) (default: 1.3)')
     .option('--window-size <w>', 'bv: how many previous lists a list may copy from (default: 7)')
@@ -53,7 +54,8 @@ export function registerExport(program: Command): void {
       const format = choiceOption('--format', options.format, EXPORT_FORMATS, 'gexf' as ExportFormat);
       if (options.out === undefined) throw new OptionError('--out', 'missing: where to write');
       if ((path === undefined) === (options.db === undefined)) throw new OptionError('graph', 'give either a graph file or --db STORE');
-      const kinds = options.links?.split(',').map((k) => choiceOption('--links', k.trim(), LINK_KINDS, 'anchor' as LinkKind));
+      if (options.links !== undefined && options.db === undefined) throw new OptionError('--links', "chooses the kinds of a store's links: it needs --db");
+      const links = options.links === undefined ? undefined : linkFilterOption('--links', options.links, LINK_KINDS);
       const graph =
         path === undefined
           ? undefined
@@ -72,7 +74,7 @@ export function registerExport(program: Command): void {
           format,
           out: options.out,
           ...(options.scores === undefined ? {} : { scores: options.scores }),
-          ...(kinds === undefined ? {} : { kinds }),
+          ...(links === undefined ? {} : { links }),
           hosts: options.hosts === true,
           gexfVersion: choiceOption('--gexf-version', options.gexfVersion, ['1.3', '1.2draft'] as const, '1.3'),
           bv: {

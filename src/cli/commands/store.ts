@@ -8,6 +8,8 @@ import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
 import type { Command } from 'commander';
 import { importGraph, resetStore } from '../../app/data.js';
+import { type ImportWarcOptions, importWarc } from '../../app/import-warc.js';
+import { collect } from '../../app/crawl.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
 import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../../app/pages.js';
 import { OptionError } from '../../errors.js';
@@ -60,6 +62,30 @@ export function registerStoreCommands(program: Command): void {
   });
 
   program
+    .command('import-warc')
+    .description('pages and links from WARC files (a crawl archived with --warc, or by Heritrix), parsed as the crawler parses pages')
+    .argument('<files...>', 'WARC files (.warc or .warc.gz)')
+    .option('--db <store>', 'the store to load into: a SQLite file (created if missing) or a postgres:// URL')
+    .option('--hosts <scope>', "links kept to: 'archived' (the hosts the files have answers of) or 'any' (default: archived)")
+    .option('--filter <regex>', 'a URL must match one of these to be kept (repeatable)', collect)
+    .option('--fence <regex>', 'a URL matching any of these is left out (repeatable)', collect)
+    .option('--extensions <list>', "file extensions kept, comma-separated, or 'any' (default: those the crawler fetches)")
+    .option('--json', 'print one JSON document')
+    .option('-q, --quiet', 'no progress messages on stderr')
+    .action(async (files: string[], options: StoreOptions & ImportWarcOptions & { quiet?: boolean }) => {
+      const db = requireDb(options);
+      const { context, progress } = progressContext(options);
+      const result = await withStore({ db }, (store) => importWarc(store, files, options, context), true).finally(() => progress.done());
+      if (options.json === true) printJson(result);
+      else {
+        print(
+          `imported ${count(files.length)} WARC file${files.length === 1 ? '' : 's'} into ${result.store}: ${count(result.responses)} responses, ` +
+            `${count(result.pagesAdded)} pages and ${count(result.linksAdded)} links added (store: ${count(result.pages)} pages, ${count(result.links)} links) in ${seconds(result.seconds)}`,
+        );
+      }
+    });
+
+  program
     .command('page')
     .description("a page of the store: its links in and out (URLs), degrees and every stored score")
     .argument('<url>', 'the page URL (or any label it was imported with)')
@@ -79,6 +105,11 @@ export function registerStoreCommands(program: Command): void {
           ['page', safeLabel(report.url)],
           ['title', report.title === null ? '-' : safeLabel(report.title)],
           ['fetched', report.fetchedAt === null ? 'never' : `${report.fetchedAt} (status ${report.status}, ${report.contentType ?? '?'})`],
+          ...(report.role === 'sitemap' ? [['role', 'sitemap']] : []),
+          ...(report.size === null ? [] : [['size', `${count(report.size)} bytes${report.wireSize !== null && report.wireSize !== report.size ? `, ${count(report.wireSize)} on the wire` : ''}`]]),
+          ...(report.visits.length > 1
+            ? [['visits', `${count(report.visits.length)}${report.visits.length === 20 ? '+' : ''}, ${report.visits.filter((v) => v.changed === true).length} changed${report.changeRate === null ? '' : `; about ${report.changeRate.toPrecision(3)} changes a day`}`]]
+            : []),
           ['links', `${count(inDegree)} in, ${count(outDegree)} out`],
         ]));
         if (scores.length > 0) {
