@@ -74,9 +74,10 @@ export async function parseTime(store: Store, option: string, text: string): Pro
   return time;
 }
 
+/** A visit the server answered (a 304, 2xx or 3xx): what the page was about is not judged here. */
 function ok(visit: VisitRecord | undefined): boolean {
   if (visit === undefined) return false;
-  return visit.notModified || (visit.error === null && visit.status !== null && visit.status < 400);
+  return visit.notModified || (visit.status !== null && visit.status < 400);
 }
 
 /** Changes in [since, until) (defaults: the start of the crawl's latest session, and now). */
@@ -123,6 +124,7 @@ export async function changes(store: Store, request: { since?: string; until?: s
       result.counts.new++;
       if (result.new.length < limit) result.new.push({ url: await pageUrl(page), status: list[0]!.status });
     } else if (ok(prior) && !ok(last) && !(last.error ?? '').startsWith('excluded:')) {
+      // Answered before, failing now (4xx, 5xx recorded, or no answer).
       result.counts.gone++;
       if (result.gone.length < limit) result.gone.push({ url: await pageUrl(page), status: last.status, error: last.error, before: prior.status });
     } else if (list.some((v) => v.changed === true) || added + removed > 0) {

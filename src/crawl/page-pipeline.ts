@@ -608,7 +608,11 @@ export abstract class PagePipeline {
         }
         // An index names sitemaps of its own host (the protocol's rule): others are not followed.
         if (resolved.url.origin !== host.origin) continue;
-        this.queueSitemap(host, { url: resolved.url, key: resolved.key, parent: id, probe: false });
+        // A sitemap known already (an index read again) keeps its link; a new one is read, and linked then.
+        const known = this.urls.id(resolved.key);
+        if (known !== -1) {
+          if (known !== id && !links.some((l) => l.target === known)) links.push({ target: known, kind: 'sitemap', rel: 0, hreflang: null, lastmod: entry.lastmod });
+        } else this.queueSitemap(host, { url: resolved.url, key: resolved.key, parent: id, probe: false });
       }
       return;
     }

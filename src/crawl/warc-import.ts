@@ -147,9 +147,8 @@ export class WarcImporter extends PagePipeline {
     }
     if (status >= 400) return { ...base, error: `HTTP ${status}`, failure: status >= 500 || status === 429 || status === 408 ? 'retryable' : 'final' };
     if ((mode === 'page' && !(contentType === null || HTML_TYPES.has(contentType))) || status < 200) return base;
-    if (record.warcHeader('WARC-Truncated') !== undefined && record.warcHeader('WARC-Truncated') !== null && mode !== 'text') {
-      return { ...base, error: `archived body truncated (${record.warcHeader('WARC-Truncated')})`, failure: 'final' };
-    }
+    const truncated = record.warcHeader('WARC-Truncated') ?? null;
+    if (truncated !== null && truncated !== 'length' && mode !== 'text') return { ...base, error: `archived body truncated (${truncated})`, failure: 'final' };
     const encoding = parseContentEncoding(header('content-encoding'));
     if (!encoding.ok) return { ...base, error: encoding.problem, failure: 'final' };
     // A chunked body is archived as sent: warcio undoes the chunks (and gzip or deflate with them); a plain one is read raw.
@@ -165,6 +164,8 @@ export class WarcImporter extends PagePipeline {
     });
     const answered = { ...base, encoding: codings, wireSize: payload.length, size: read.size, etag: headerText(header('etag')), lastModified: headerText(header('last-modified')) };
     if (read.problem !== null) return { ...answered, error: read.problem, failure: 'final' };
+    // Cut at the size cap by the crawler that archived it (as wga's --warc keeps a body too large): what the crawler said then.
+    if (truncated === 'length' && mode !== 'text') return { ...answered, error: `body larger than ${limit} bytes`, failure: 'final' };
     return { ...answered, page: read.page, sitemap: read.sitemap, text: read.text, contentHash: read.cut ? null : read.hash };
   }
 

@@ -51,6 +51,7 @@ export function registerChanges(program: Command): void {
       list('changed', report.changed.map((p) => [`+${p.linksAdded} -${p.linksRemoved} links`, safeLabel(p.url)]), c.changed);
       list('links added', report.linksAdded.map((l) => [l.kind, safeLabel(l.source), '->', safeLabel(l.target)]), c.linksAdded);
       list('links removed', report.linksRemoved.map((l) => [l.kind, safeLabel(l.source), '->', safeLabel(l.target)]), c.linksRemoved);
-      list('change rates (changes per day, Cho and Garcia-Molina)', report.rates.map((r) => [r.perDay.toPrecision(3), `${r.changes}/${r.visits - 1}`, safeLabel(r.url)]), report.rates.length);
+      const changing = report.rates.filter((r) => r.changes > 0);
+      list('pages changing most (changes per day, Cho and Garcia-Molina; changes seen / intervals)', changing.map((r) => [r.perDay.toPrecision(3), `${r.changes}/${r.visits - 1}`, safeLabel(r.url)]), changing.length);
     });
 }
