@@ -19,7 +19,7 @@ export function changeRate(visits: number, changes: number, spanMs: number): num
   const n = visits - 1;
   if (n < 1 || !(spanMs > 0)) return null;
   const x = Math.min(changes, n);
-  const perInterval = -Math.log((n - x + 0.5) / (n + 0.5));
+  const perInterval = Math.log((n + 0.5) / (n - x + 0.5));
   const intervalDays = spanMs / n / 86_400_000;
   return perInterval / intervalDays;
 }

@@ -85,7 +85,7 @@ export interface CrawlReport extends CrawlCounters {
    * `node --expose-gc` after a full collection (`collected`), so heapUsed + arrayBuffers is what the
    * crawl's state really holds (benchmarks divide it by the pages known).
    */
-  memory: { rss: number; heapUsed: number; arrayBuffers: number; collected: boolean };
+  memory: { rss: number; heapUsed: number; arrayBuffers: number; collected: boolean; peakRss: number };
   /** Store runs saved at the end: the OPIC estimates (and Adaptive OPIC's with --refresh). */
   runs: number[];
   opicTime: number;
@@ -113,7 +113,8 @@ function memoryNow(): CrawlReport['memory'] {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') gc();
   const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
-  return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function' };
+  // The process's largest resident set so far (bytes): what a crawl cost at its worst.
+  return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function', peakRss: process.resourceUsage().maxRSS * 1024 };
 }
 
 function pidAlive(pid: number): boolean {
@@ -141,7 +142,7 @@ export class Crawler extends PagePipeline {
   private readonly startedAt = Date.now();
   private finish: (() => void) | null = null;
   private lastPassWindow = 0;
-  private memory: CrawlReport['memory'] = { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false };
+  private memory: CrawlReport['memory'] = { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false, peakRss: 0 };
   /** The live PageRank (null with --no-live). */
   private live: LiveRank | null = null;
   /** The live vector last written to a checkpoint. */

@@ -230,7 +230,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     bodyBytes: sum((r) => r.bodyBytes),
     notModified: 0,
     sitemaps: sum((r) => r.sitemaps),
-    memory: { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false },
+    memory: { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false, peakRss: 0 },
     runs: reports.flatMap((r) => (r.run === null ? [] : [r.run])),
     opicTime: last.opicTime,
     totalCash: 1,
