@@ -45,6 +45,8 @@ export interface RankOptions {
   top?: string;
   out?: string;
   save?: boolean;
+  /** A store's links to rank (values.ts linkFilterOption): the HTTP API's; the CLI passes --links to the graph source. */
+  links?: string;
 }
 
 export interface RankedPage {

@@ -7,6 +7,7 @@
  */
 import type { GraphSource } from '../app/graph-source.js';
 import { storeGraphSource } from '../app/graph-source.js';
+import { linkFilterOption } from '../app/values.js';
 import { CRAWL_STATE, type Store, type StoreCounts } from '../store/store.js';
 
 const RELOAD_MS = 5000;
@@ -22,8 +23,9 @@ interface Loaded {
 
 export class GraphCache {
   private generation = 0;
-  private loaded: Loaded | null = null;
-  private loading: Promise<Loaded> | null = null;
+  /** The graph of the default links (key ''), and those an analysis asked with `links` (values.ts linkFilterOption). */
+  private readonly loadedBy = new Map<string, Loaded>();
+  private readonly loadingBy = new Map<string, Promise<Loaded>>();
   private stampRead: { at: number; value: Promise<string> } | null = null;
   private countsGeneration = 0;
   private countsRead: { key: string; value: Promise<StoreCounts> } | null = null;
@@ -60,9 +62,9 @@ export class GraphCache {
     return this.countsRead.value;
   }
 
-  /** True when a graph is loaded (analyses answer fast). */
+  /** True when the default graph is loaded (analyses answer fast). */
   get ready(): boolean {
-    return this.loaded !== null;
+    return this.loadedBy.has('');
   }
 
   private async stamp(): Promise<string> {
@@ -77,39 +79,48 @@ export class GraphCache {
     return this.stampRead.value;
   }
 
-  /** The loaded graph, reloaded if the store changed. */
-  async source(): Promise<GraphSource> {
-    return (await this.current()).source;
+  /** The loaded graph (of the links `links` selects, default the web graph's), reloaded if the store changed. */
+  async source(links?: string): Promise<GraphSource> {
+    return (await this.current(links ?? '')).source;
   }
 
-  private async current(): Promise<Loaded> {
+  private async current(links: string): Promise<Loaded> {
     const stamp = await this.stamp();
-    const loaded = this.loaded;
+    const loaded = this.loadedBy.get(links) ?? null;
     const fresh =
       loaded !== null &&
       (loaded.stamp === stamp ||
         // Another crawl's checkpoints: reload at most every RELOAD_MS (this server's own changes reload at once).
         (loaded.stamp.split('|')[0] === stamp.split('|')[0] && Date.now() - loaded.loadedAt < RELOAD_MS));
     if (fresh) return loaded!;
-    if (this.loading === null) {
-      this.loading = storeGraphSource(this.store)
+    let loading = this.loadingBy.get(links);
+    if (loading === undefined) {
+      // Graphs of other links than the default are few and rarely asked: only the last two are kept.
+      if (links !== '' && this.loadedBy.size > 2) for (const key of [...this.loadedBy.keys()].filter((k) => k !== '' && k !== links).slice(0, 1)) this.loadedBy.delete(key);
+      loading = storeGraphSource(this.store, links === '' ? undefined : linkFilterOption('links', links))
         .then((source) => {
-          this.loaded = { stamp, loadedAt: Date.now(), source, memo: new Map() };
-          return this.loaded;
+          const next = { stamp, loadedAt: Date.now(), source, memo: new Map() };
+          this.loadedBy.set(links, next);
+          return next;
         })
         .finally(() => {
-          this.loading = null;
+          this.loadingBy.delete(links);
         });
+      this.loadingBy.set(links, loading);
     }
-    return this.loading;
+    return loading;
   }
 
   /**
    * The answer of `compute` for this graph, computed once per graph and key; `compute` gets the
    * same memo for the same graph (for parts shared between answers, e.g. the components of any root).
    */
-  async memo<T>(key: string, compute: (source: GraphSource, memo: <U>(key: string, part: (source: GraphSource) => Promise<U> | U) => Promise<U>) => Promise<T> | T): Promise<T> {
-    return memoIn(await this.current(), key, compute);
+  async memo<T>(
+    key: string,
+    compute: (source: GraphSource, memo: <U>(key: string, part: (source: GraphSource) => Promise<U> | U) => Promise<U>) => Promise<T> | T,
+    links?: string,
+  ): Promise<T> {
+    return memoIn(await this.current(links ?? ''), key, compute);
   }
 }
 

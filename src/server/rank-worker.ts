@@ -22,7 +22,7 @@ const post = (message: RankWorkerMessage): void => parentPort!.postMessage(messa
 
 try {
   const request = parseRankOptions(input.options);
-  const result = await withGraph({ db: input.db }, (source) =>
+  const result = await withGraph({ db: input.db, links: input.options.links }, (source) =>
     rank(source, request, {
       onProgress: (event) => post({ type: 'progress', event: { ...event, ...(event.data === undefined ? {} : { data: { ...event.data } }) } }),
     }),

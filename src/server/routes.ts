@@ -19,8 +19,9 @@ import { hostGraph } from '../graph/hosts.js';
 import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
+import { changes } from '../app/changes.js';
 import { degrees, levels, levelsAnalysis, scc, sccAnalysis } from '../app/structure.js';
-import { choiceOption, integerOption } from '../app/values.js';
+import { choiceOption, integerOption, linkFilterOption } from '../app/values.js';
 import { OptionError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { CrawlWatch } from './crawl-watch.js';
@@ -58,6 +59,13 @@ const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 function query(c: Context, name: string): string | undefined {
   const value = c.req.query(name);
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** The `links` parameter of an analysis (values.ts linkFilterOption), checked: a 400 names it. */
+function links(c: Context): string | undefined {
+  const text = query(c, 'links');
+  if (text !== undefined) linkFilterOption('links', text);
+  return text;
 }
 
 function required(c: Context, name: string): string {
@@ -132,7 +140,7 @@ function asOptions(body: Record<string, unknown>, spec: Record<string, Kind>): R
 const RANK_PARAMETERS: Record<string, Kind> = {
   method: 'value', solver: 'value', damping: 'value', tolerance: 'value', maxIterations: 'value', teleport: 'list', root: 'list',
   maxLevel: 'value', walks: 'value', seed: 'value', strategy: 'value', reads: 'value', focus: 'value', focusShare: 'value',
-  discoveryShare: 'value', alpha: 'value', sweep: 'value', threads: 'value', top: 'value', save: 'flag',
+  discoveryShare: 'value', alpha: 'value', sweep: 'value', threads: 'value', top: 'value', save: 'flag', links: 'value',
 };
 
 const CRAWL_PARAMETERS: Record<string, Kind> = {
@@ -141,7 +149,8 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   maxPages: 'value', maxDepth: 'value', maxTime: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
   focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
-  live: 'flag', liveInterval: 'value', liveInlineEdges: 'value',
+  live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
+  maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {
@@ -246,6 +255,13 @@ export function buildRoutes(server: ServerContext): Hono {
     return c.json(await pageDetail(server.store, url, { offset, limit }));
   });
 
+  app.get('/api/changes', async (c) => {
+    const limit = integer(c, 'limit', 100, 1, 10_000);
+    const since = query(c, 'since');
+    const until = query(c, 'until');
+    return c.json(await changes(server.store, { limit, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) }));
+  });
+
   app.get('/api/search', async (c) => {
     const q = required(c, 'q');
     const mode = choiceOption('mode', query(c, 'mode'), [...SEARCH_MODES, 'linksTo', 'linkedFrom'] as const, 'substring');
@@ -286,13 +302,13 @@ export function buildRoutes(server: ServerContext): Hono {
   });
 
   // ---- analyses of the loaded graph ----
-  app.get('/api/stats', async (c) => c.json(await server.cache.memo('stats', (source) => stats(source))));
+  app.get('/api/stats', async (c) => c.json(await server.cache.memo('stats', (source) => stats(source), links(c))));
   app.get('/api/scc', async (c) => {
     const root = query(c, 'root');
     const top = integer(c, 'top', 10, 0, 10_000);
     // The components are computed once per graph; each root only looks its component up.
     return c.json(
-      await server.cache.memo(`scc\n${root ?? ''}\n${top}`, async (source, memo) => scc(source, { root, top }, await memo('scc', (s) => sccAnalysis(s.graph)))),
+      await server.cache.memo(`scc\n${root ?? ''}\n${top}`, async (source, memo) => scc(source, { root, top }, await memo('scc', (s) => sccAnalysis(s.graph))), links(c)),
     );
   });
   app.get('/api/levels', async (c) => {
@@ -305,12 +321,12 @@ export function buildRoutes(server: ServerContext): Hono {
     return c.json(
       await server.cache.memo(`${key}\n${page ?? ''}`, async (source, memo) =>
         levels(source, { roots, maxLevel, page }, await memo(key, (s) => levelsAnalysis(s.graph, { roots, maxLevel }))),
-      ),
+      links(c)),
     );
   });
   app.get('/api/degrees', async (c) => {
     const top = integer(c, 'top', 10, 0, 10_000);
-    return c.json(await server.cache.memo(`degrees\n${top}`, (source) => degrees(source, { top })));
+    return c.json(await server.cache.memo(`degrees\n${top}`, (source) => degrees(source, { top }), links(c)));
   });
   app.get('/api/neighbourhood', async (c) => {
     const url = required(c, 'url');
@@ -353,6 +369,7 @@ export function buildRoutes(server: ServerContext): Hono {
     const options = asOptions(body, RANK_PARAMETERS) as RankOptions;
     if (options.save === undefined) options.save = true;
     parseRankOptions(options); // 400 now rather than a failed job
+    if (options.links !== undefined) linkFilterOption('links', options.links);
     const job = server.jobs.start(
       'rank',
       body,

@@ -142,7 +142,8 @@ before(async () => {
     if (path !== '/') return answer;
     const extra =
       `<li><a href="http://b.test:${server.port}/">elsewhere</a></li>\n` +
-      `<li><a rel="nofollow" href="http://b.test:${server.port}${Website.path(3)}">not endorsed</a></li>\n</ul>`;
+      `<li><a rel="nofollow" href="http://b.test:${server.port}${Website.path(3)}">not endorsed</a></li>\n` +
+      `<li><a rel="ugc sponsored" href="http://b.test:${server.port}${Website.path(4)}">paid for</a></li>\n</ul>`;
     const head = `<link rel="canonical" href="http://b.test:${server.port}${Website.path(7)}">`;
     return {
       ...answer,
@@ -217,6 +218,7 @@ describe('wga export of a crawl store', () => {
     const types = new Set([...links.values()].map((l) => l.type));
     assert.deepEqual([...types].sort(), ['anchor', 'canonical', 'redirect']);
     assert.ok([...links.values()].some((l) => l.nofollow));
+    assert.ok([...links.values()].some((l) => l.rel === 'ugc sponsored'));
     assert.ok([...titles.values()].includes(HOSTILE_TITLE_TEXT));
   });
 
@@ -300,8 +302,8 @@ describe('wga export of a crawl store', () => {
         assert.equal(row.pagerank, expected.pagerank.get(row.url as string));
         assert.equal(row.title, expected.titles.get(row.url as string));
       }
-      const typed = await rows(`SELECT ps.url AS s, pt.url AS t, l.type, l.nofollow FROM '${links}' l JOIN '${pages}' ps ON ps.id = l.src JOIN '${pages}' pt ON pt.id = l.dst`);
-      assert.deepEqual(new Map(typed.map((r) => [`${String(r.s)} ${String(r.t)}`, { type: r.type, nofollow: r.nofollow }])), expected.links);
+      const typed = await rows(`SELECT ps.url AS s, pt.url AS t, l.type, l.nofollow, l.rel FROM '${links}' l JOIN '${pages}' ps ON ps.id = l.src JOIN '${pages}' pt ON pt.id = l.dst`);
+      assert.deepEqual(new Map(typed.map((r) => [`${String(r.s)} ${String(r.t)}`, { type: r.type, nofollow: r.nofollow, rel: r.rel }])), expected.links);
     } finally {
       duck.closeSync?.();
       instance.closeSync?.();

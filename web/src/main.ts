@@ -7,6 +7,7 @@ import './style.css';
 import { api } from './api.js';
 import { formatCount, h, replace, routeLink } from './dom.js';
 import { type Route, startRouter } from './router.js';
+import { changesView } from './views/changes.js';
 import { crawlView } from './views/crawl.js';
 import { dataView } from './views/data.js';
 import { graphView } from './views/graph.js';
@@ -18,6 +19,7 @@ import type { Info } from './types.js';
 
 const ROUTES: Route[] = [
   { path: '/crawl', title: 'Crawl', view: crawlView, tab: 'crawl' },
+  { path: '/changes', title: 'Changes', view: changesView, tab: 'crawl' },
   { path: '/rank', title: 'Rank', view: rankView, tab: 'rank' },
   { path: '/pages', title: 'Pages', view: searchView, tab: 'pages' },
   { path: '/search', title: 'Search', view: searchView, tab: 'pages' },

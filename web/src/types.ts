@@ -150,6 +150,36 @@ export interface LinkRecord {
   url: string;
   kind: string;
   nofollow: boolean;
+  /** rel tokens: nofollow, ugc, sponsored. */
+  rel: string[];
+  hreflang: string | null;
+  /** A sitemap entry's lastmod, ms since the epoch. */
+  lastmod: number | null;
+}
+
+export interface Visit {
+  fetchedAt: string;
+  status: number | null;
+  changed: boolean | null;
+  notModified: boolean;
+  linksAdded: number;
+  linksRemoved: number;
+}
+
+/** GET /api/changes: `wga changes --json`. */
+export interface Changes {
+  store: string;
+  since: string;
+  until: string | null;
+  visits: number;
+  notModified: number;
+  counts: { new: number; gone: number; changed: number; unchanged: number; linksAdded: number; linksRemoved: number };
+  new: Array<{ url: string; status: number | null }>;
+  gone: Array<{ url: string; status: number | null; error: string | null; before: number | null }>;
+  changed: Array<{ url: string; linksAdded: number; linksRemoved: number }>;
+  linksAdded: Array<{ source: string; target: string; kind: string; at: string }>;
+  linksRemoved: Array<{ source: string; target: string; kind: string; at: string }>;
+  rates: Array<{ url: string; visits: number; changes: number; perDay: number }>;
 }
 
 export interface PageDetail {
@@ -172,6 +202,13 @@ export interface PageDetail {
   out: LinkRecord[];
   links: { offset: number; limit: number; inTotal: number; outTotal: number };
   scores: Array<{ run: number; method: string; value: number }>;
+  role?: 'page' | 'sitemap';
+  wireSize?: number | null;
+  etag?: string | null;
+  lastModified?: string | null;
+  contentHash?: string | null;
+  visits?: Visit[];
+  changeRate?: number | null;
 }
 
 export interface SearchResult {

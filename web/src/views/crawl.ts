@@ -4,7 +4,7 @@
  * second) for a crawl of this server or of another process on the same store.
  */
 import { api } from '../api.js';
-import { formatCount, formatScore, h, notice, pageLink, replace, table } from '../dom.js';
+import { formatCount, formatScore, h, notice, pageLink, replace, routeLink, table } from '../dom.js';
 import { listen } from '../events.js';
 import { checkField, type Field, foldedGroup, group, linesField, numberField, readFields, selectField, textField } from '../form.js';
 import type { CrawlStatus } from '../types.js';
@@ -60,6 +60,10 @@ function crawlFields(): Record<string, Field[]> {
       numberField({ name: 'focusShare', label: 'Focus share', min: 0, max: 1, placeholder: '0.5' }),
       numberField({ name: 'discoveryShare', label: 'Discovery share', min: 0, max: 1, placeholder: '0' }),
       checkField({ name: 'refresh', label: 'Refresh', help: 'read fetched pages again' }),
+      checkField({ name: 'recrawl', label: 'Re-crawl once', help: 'with resume: read every fetched page once more (unchanged ones cost a 304), then stop; see Changes' }),
+      checkField({ name: 'sitemaps', label: 'Sitemaps', checked: true, help: 'robots.txt’s Sitemap lines, else /sitemap.xml' }),
+      checkField({ name: 'compression', label: 'Ask for compression', checked: true, help: 'gzip, deflate, br' }),
+      checkField({ name: 'respectNofollow', label: 'Respect nofollow', help: 'find no new page through rel=nofollow links' }),
       checkField({ name: 'live', label: 'Live PageRank', checked: true, help: 'the PageRank of the pages known so far, updated while crawling' }),
       numberField({ name: 'liveInterval', label: 'Live PageRank every (ms)', min: 10, step: 1, placeholder: '1000' }),
     ],
@@ -123,7 +127,7 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
     h('div', { class: 'panel' }, h('h2', undefined, 'Most important pages (OPIC)'), topBox),
     reportBox,
   );
-  root.append(h('h1', undefined, 'Crawl'), h('div', { class: 'grid two' }, form, live));
+  root.append(h('h1', undefined, 'Crawl'), h('p', { class: 'muted' }, routeLink('/changes', {}, 'What changed'), ' between crawl sessions: pages new, gone and changed, links added and removed.'), h('div', { class: 'grid two' }, form, live));
 
   let chart: LineChart | null = null;
   const times: number[] = [];
@@ -309,6 +313,9 @@ function prefill(fields: Field[], settings: Record<string, unknown>): void {
     pageTimeoutMs: ['timeout', (v) => (typeof v === 'number' ? v / 1000 : undefined)],
     live: ['live', (v) => v],
     liveIntervalMs: ['liveInterval', (v) => v],
+    sitemaps: ['sitemaps', (v) => v],
+    compression: ['compression', (v) => v],
+    respectNofollow: ['respectNofollow', (v) => v],
   };
   for (const [key, [name, convert]] of Object.entries(map)) {
     if (key in settings) byName.get(name)?.write(convert(settings[key]));

@@ -37,7 +37,16 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
     ['content type', page.contentType ?? '–'],
     ['fetched at', page.fetchedAt === null ? 'never' : new Date(page.fetchedAt).toLocaleString()],
     ['crawl depth', page.depth === null ? '–' : String(page.depth)],
-    ['size', page.size === null || page.size === undefined ? '–' : `${formatCount(page.size)} bytes`],
+    ['size', page.size === null || page.size === undefined ? '–' : `${formatCount(page.size)} bytes${page.wireSize != null && page.wireSize !== page.size ? ` (${formatCount(page.wireSize)} on the wire)` : ''}`],
+    ...(page.role === 'sitemap' ? ([['role', 'sitemap']] as Array<[string, string]>) : []),
+    [
+      'changes',
+      page.changeRate === null || page.changeRate === undefined
+        ? '–'
+        : page.changeRate === 0
+          ? `none seen in ${formatCount(page.visits?.length ?? 0)} visits`
+          : `about ${page.changeRate.toPrecision(2)} a day (Cho and Garcia-Molina’s estimate, ${formatCount(page.visits?.length ?? 0)} visits)`,
+    ],
     ['in-links, out-links', `${formatCount(page.inDegree)}, ${formatCount(page.outDegree)}`],
     ['host', page.host ?? '–'],
   ];
@@ -74,13 +83,32 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
   rootsInput.style.width = 'auto';
   const drawingBox = h('div');
   const drawing = h('div', { class: 'panel' }, h('h2', undefined, 'Neighbourhood'), drawingBox, legend());
-  root.append(h('h1', undefined, 'Page'), h('div', { class: 'grid' }, header, h('div', { class: 'stack' }, scores, analysis)), links, drawing);
+  const visitRows = (page.visits ?? []).map((v) => [
+    new Date(v.fetchedAt).toLocaleString(),
+    v.notModified ? '304 (not modified)' : v.status === null ? '–' : String(v.status),
+    v.changed === null ? 'first visit' : v.changed ? 'changed' : 'unchanged',
+    v.linksAdded + v.linksRemoved === 0 ? '' : `+${v.linksAdded} −${v.linksRemoved}`,
+  ]);
+  const visits = h(
+    'div',
+    { class: 'panel', 'data-visits': '' },
+    h('h2', undefined, 'Visits'),
+    visitRows.length === 0 ? h('p', { class: 'muted' }, 'Never fetched.') : table(['when', 'answer', 'body', 'links'], visitRows),
+    h('p', undefined, routeLink('/changes', {}, 'What changed in the latest crawl session')),
+  );
+  root.append(h('h1', undefined, 'Page'), h('div', { class: 'grid' }, header, h('div', { class: 'stack' }, scores, analysis)), links, h('div', { class: 'grid' }, visits, drawing));
 
   const showLinks = (box: HTMLElement, which: 'in' | 'out', records: LinkRecord[], offset: number, total: number): void => {
     const list = h('ul', { class: 'links' });
     for (const link of records) {
-      const kind = link.kind !== 'anchor' || link.nofollow ? [link.kind, link.nofollow ? 'nofollow' : ''].filter((x) => x !== '' && x !== 'anchor').join(', ') : '';
-      list.appendChild(h('li', undefined, pageLink(link.url), kind === '' ? null : h('span', { class: 'kind' }, `(${kind})`)));
+      // Its kind (but anchor), rel tokens, hreflang and a sitemap entry's lastmod.
+      const notes = [
+        ...(link.kind === 'anchor' ? [] : [link.kind]),
+        ...(link.rel ?? (link.nofollow ? ['nofollow'] : [])),
+        ...(link.hreflang == null ? [] : [`hreflang ${link.hreflang}`]),
+        ...(link.lastmod == null ? [] : [`lastmod ${new Date(link.lastmod).toISOString().slice(0, 10)}`]),
+      ];
+      list.appendChild(h('li', undefined, pageLink(link.url), notes.length === 0 ? null : h('span', { class: 'kind', 'data-kind': link.kind }, `(${notes.join(', ')})`)));
     }
     const pager = h('div', { class: 'pager' });
     if (total > records.length) {

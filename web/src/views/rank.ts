@@ -23,7 +23,23 @@ const METHODS: Array<[string, string]> = [
 
 function rankFields() {
   const method = selectField({ name: 'method', label: 'Method', options: METHODS, value: 'pagerank' });
-  const common = [numberField({ name: 'damping', label: 'Damping', min: 0, max: 1, placeholder: '0.85' }), numberField({ name: 'top', label: 'Top pages shown', min: 1, step: 1, value: 20 })];
+  const common = [
+    numberField({ name: 'damping', label: 'Damping', min: 0, max: 1, placeholder: '0.85' }),
+    numberField({ name: 'top', label: 'Top pages shown', min: 1, step: 1, value: 20 }),
+    selectField({
+      name: 'links',
+      label: 'Links',
+      optional: true,
+      options: [
+        ['-nofollow', 'without nofollow links'],
+        ['-nofollow,-ugc,-sponsored', 'without nofollow, ugc and sponsored links'],
+        ['anchor', 'anchors only'],
+        ['anchor,redirect', 'anchors and redirects'],
+        ['all', 'every kind (canonical, alternate, sitemap too)'],
+      ],
+      help: 'default: the web graph’s links (anchors, areas, frames, refreshes, redirects)',
+    }),
+  ];
   const pagerank = [
     selectField({ name: 'solver', label: 'Solver', options: [['auto', 'auto'], ['power', 'power iteration'], ['gauss-seidel', 'Gauss-Seidel']], value: 'auto' }),
     numberField({ name: 'tolerance', label: 'Tolerance', min: 0, placeholder: '1e-10' }),
