@@ -321,6 +321,18 @@ if (missing !== null) {
       }
     });
 
+    it('shows what changed in the crawl session, as wga changes reports it, and the visits of a page', async () => {
+      await page.goto(`${server.origin}/changes`);
+      await page.waitForSelector('[data-changes] table');
+      const shown = await page.$$eval('[data-changes-summary] tbody td', (cells) => cells.map((c) => Number((c.textContent ?? '').replace(/,/g, ''))));
+      const { counts } = await wgaJson<{ counts: Record<string, number> }>(['changes', '--db', db]);
+      assert.deepEqual(shown, [counts.new!, counts.gone!, counts.changed!, counts.unchanged!, counts.linksAdded!, counts.linksRemoved!]);
+      assert.ok(counts.new! > 100, `a first session: every page is new (${counts.new})`);
+      await page.goto(`${server.origin}/page?url=${encodeURIComponent(`${site.origin}/`)}`);
+      await page.waitForSelector('[data-visits] table');
+      assert.match((await page.textContent('[data-visits] tbody')) ?? '', /200\s*first visit/);
+    });
+
     it('shows the graph: its size, the bow-tie as wga scc counts it, and the crawl tree', async () => {
       await page.goto(`${server.origin}/graph`);
       await page.waitForSelector('svg.bowtie');

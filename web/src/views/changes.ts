@@ -37,7 +37,7 @@ export async function changesView(root: HTMLElement, query: URLSearchParams): Pr
   const c = report.counts;
   const summary = h(
     'div',
-    { class: 'panel' },
+    { class: 'panel', 'data-changes-summary': '' },
     h('p', undefined, `From ${new Date(report.since).toLocaleString()} to ${report.until === null ? 'now' : new Date(report.until).toLocaleString()}: ${formatCount(report.visits)} visits, ${formatCount(report.notModified)} answered 304 (not modified).`),
     table(
       ['new', 'gone', 'changed', 'unchanged', 'links added', 'links removed'],
