@@ -35,6 +35,7 @@ export async function sharedCrawlCommand(seeds: string[], options: SharedCliOpti
   const option = options.join === true ? '--join' : options.instances !== undefined ? '--instances' : '--shared';
   requirePostgres(db, option);
   if (options.resume === true) throw new OptionError('--resume', 'a shared crawl is continued with --join');
+  if (options.recrawl === true) throw new OptionError('--recrawl', 'is not supported in a crawl shared by several instances (a first pass with OPIC Greedy)');
   const instances = options.instances === undefined ? null : integerOption('--instances', options.instances, 1, 1);
   const location = redactLocation(db);
   if (options.join === true) {
