@@ -41,7 +41,7 @@ export class PendingBatch {
   /** Records a fetch; call before adding the page's links. A refetch replaces the page's stored links. */
   recordFetch(id: number, fetchSeq: number | null, record: FetchRecord, refetch: boolean): void {
     const source = storeId(id);
-    this.fetches.push({ id: source, fetchSeq, record });
+    this.fetches.push({ id: source, fetchSeq, record, first: !refetch });
     if (refetch) {
       this.replaceLinksOf.push(source);
       // Links of an earlier fetch of the page within this batch are stale too.

@@ -7,8 +7,10 @@
  * http-equiv=refresh> (its URL), <link rel=alternate hreflang>, the first
  * <base href>, <link rel=canonical>, <meta name=robots content=nofollow>, and
  * the title. Hrefs are kept as written; the crawler resolves them against the
- * base. A link written twice (same kind, same href) is kept once, nofollow
- * (ugc, sponsored) only if every copy says so.
+ * base. Links are kept as written, repeats included, up to MAX_LINKS_PER_PAGE
+ * distinct ones: at the cap, repeats are merged (nofollow, ugc or sponsored only
+ * if every copy says so, as the crawler merges links to one target) and only new
+ * links count against it.
  */
 import { Parser } from 'htmlparser2';
 import { REL_BITS } from '../store/store.js';
@@ -96,8 +98,8 @@ class FlatParser extends Parser {
 export class LinkExtractor {
   private readonly parser: Parser;
   private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false };
-  /** Index in page.links of each kind and href kept. */
-  private readonly kept = new Map<string, number>();
+  /** Once the cap is reached: index in page.links of each kind and href kept. */
+  private kept: Map<string, number> | null = null;
   private inTitle = false;
   private titleText = '';
   private titleDone = false;
@@ -144,21 +146,52 @@ export class LinkExtractor {
   }
 
   private add(kind: HtmlLinkKind, href: string, rel: number, hreflang: string | null = null): void {
+    const links = this.page.links;
+    if (this.kept === null) {
+      if (links.length < MAX_LINKS_PER_PAGE) {
+        // Repeats are merged by the crawler (per target and kind) or here once the cap is reached:
+        // a Map per page would cost every page what only link farms need.
+        links.push({ href, kind, rel, nofollow: (rel & REL_BITS.nofollow) !== 0, hreflang });
+        return;
+      }
+      this.compact();
+    }
+    // At the cap: a link written again merges into its first copy; a new one is kept while there is room.
     const id = `${kind} ${href}`;
-    const at = this.kept.get(id);
+    const at = this.kept!.get(id);
     if (at !== undefined) {
       // Written again: nofollow (ugc, sponsored) only if every copy says so.
-      const link = this.page.links[at]!;
+      const link = links[at]!;
       link.rel &= rel;
       link.nofollow = (link.rel & REL_BITS.nofollow) !== 0;
       return;
     }
-    if (this.page.links.length >= MAX_LINKS_PER_PAGE) {
+    if (links.length >= MAX_LINKS_PER_PAGE) {
       this.page.droppedLinks++;
       return;
     }
-    this.kept.set(id, this.page.links.length);
-    this.page.links.push({ href, kind, rel, nofollow: (rel & REL_BITS.nofollow) !== 0, hreflang });
+    this.kept!.set(id, links.length);
+    links.push({ href, kind, rel, nofollow: (rel & REL_BITS.nofollow) !== 0, hreflang });
+  }
+
+  /** The links kept so far with their repeats merged (the cap counts distinct links, not hrefs written). */
+  private compact(): void {
+    const kept = new Map<string, number>();
+    const merged: ExtractedLink[] = [];
+    for (const link of this.page.links) {
+      const id = `${link.kind} ${link.href}`;
+      const at = kept.get(id);
+      if (at === undefined) {
+        kept.set(id, merged.length);
+        merged.push(link);
+      } else {
+        const first = merged[at]!;
+        first.rel &= link.rel;
+        first.nofollow = (first.rel & REL_BITS.nofollow) !== 0;
+      }
+    }
+    this.page.links = merged;
+    this.kept = kept;
   }
 
   private open(name: string, attributes: Record<string, string>): void {

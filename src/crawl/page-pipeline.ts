@@ -53,6 +53,8 @@ const OUTCOMES = ['excluded', 'failed', 'redirects', 'fetched', 'other'] as cons
 const NO_OUTCOME = 255;
 const ROLES: readonly PageRole[] = ['page', 'sitemap'];
 const GRAPH_KINDS: ReadonlySet<LinkKind> = new Set(GRAPH_LINK_KINDS);
+/** A small number per kind, for numeric keys (target * 16 + kind). */
+const KIND_INDEX: Record<LinkKind, number> = { anchor: 0, area: 1, frame: 2, iframe: 3, refresh: 4, redirect: 5, canonical: 6, alternate: 7, sitemap: 8 };
 
 /** Clicks a link of each kind adds to the depth of its target: a frame, a refresh or a redirect is no click. */
 const DEPTH_STEP: Record<LinkKind, number> = { anchor: 1, area: 1, alternate: 1, sitemap: 1, frame: 0, iframe: 0, refresh: 0, redirect: 0, canonical: 0 };
@@ -149,6 +151,9 @@ export abstract class PagePipeline {
   protected readonly role = new Column(new Uint8Array(1024));
   /** The class of each finished page's answer (OUTCOMES), NO_OUTCOME before its first. */
   private readonly outcome = new Column(new Uint8Array(1024), NO_OUTCOME);
+  /** Per page, the last pageLinks() call that put it in an out list (its generation). */
+  private readonly marks = new Column(new Int32Array(1024));
+  private markGeneration = 0;
   /** Redirects (and refreshes) followed: source to target, for loops. */
   protected readonly redirectTo = new Map<number, number>();
   private rejected = new Set<string>();
@@ -281,9 +286,11 @@ export abstract class PagePipeline {
   }
 
   /** The host of a page of ours (interned on first use), its robots.txt asked for. */
-  protected hostFor(id: number, url = new URL(this.urls.url(id))): Host {
+  protected hostFor(id: number, given?: URL): Host {
     const known = this.hostOf.get(id);
     if (known !== -1) return this.hosts.hosts[known]!;
+    // Parsed only for a page whose host is not known yet (a default parameter would parse it on every call).
+    const url = given ?? new URL(this.urls.url(id));
     const { host, created } = this.hosts.intern(url.origin, url.hostname);
     if (created) {
       this.setHostSelectable(host, false);
@@ -517,9 +524,9 @@ export abstract class PagePipeline {
     }
     const depth = this.depth.get(id);
     // Per target and kind: the rel bits every link to it carries (nofollow only if every link is), and hreflang.
-    const found = new Map<string, FoundLink>();
+    const found = new Map<number, FoundLink>();
     const add = (target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }): void => {
-      const at = `${target} ${link.kind}`;
+      const at = target * 16 + KIND_INDEX[link.kind];
       const before = found.get(at);
       if (before !== undefined) before.rel &= link.rel;
       else found.set(at, { target, kind: link.kind, rel: link.rel, hreflang: link.hreflang, lastmod: null });
@@ -554,12 +561,14 @@ export abstract class PagePipeline {
         if (target >= 0) add(target, { kind: 'canonical', rel: 0, hreflang: null });
       }
     }
-    const seen = new Set<number>(out);
+    // A target of several kinds goes into out once (marks instead of a Set per page).
+    const mark = ++this.markGeneration;
+    for (const target of out) this.marks.set(target, mark);
     for (const link of found.values()) {
       links.push(link);
       this.depthLinks?.child(id, link.target, DEPTH_STEP[link.kind]);
-      if (GRAPH_KINDS.has(link.kind) && !seen.has(link.target)) {
-        seen.add(link.target);
+      if (GRAPH_KINDS.has(link.kind) && this.marks.get(link.target) !== mark) {
+        this.marks.set(link.target, mark);
         out.push(link.target);
       }
     }

@@ -459,8 +459,8 @@ export class SqliteStore implements Store {
         }
         // Each fetch is a visit; whether it changed the page is judged against the stored digest before it is replaced.
         const visits: Array<{ id: number; visit: ReturnType<typeof visitOf> }> = [];
-        for (const { id, fetchSeq, record: r } of batch.fetches) {
-          visits.push({ id, visit: visitOf(r, st.before.get(id) as PriorAnswer | undefined) });
+        for (const { id, fetchSeq, record: r, first } of batch.fetches) {
+          visits.push({ id, visit: visitOf(r, first === true ? undefined : (st.before.get(id) as PriorAnswer | undefined)) });
           if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
           else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, id);
         }

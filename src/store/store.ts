@@ -195,7 +195,8 @@ export interface CrawlPage {
 export interface CrawlBatch {
   /** New pages, with their OPIC state at the checkpoint. */
   pages: Array<CrawlPage & { opic: OpicPageState; windowHistory: number }>;
-  fetches: Array<{ id: number; fetchSeq: number | null; record: FetchRecord }>;
+  /** `first`: the page's first fetch (no answer stored before it: nothing to compare it with). */
+  fetches: Array<{ id: number; fetchSeq: number | null; record: FetchRecord; first?: boolean }>;
   /** Pages fetched again: their stored links are replaced by this batch's. */
   replaceLinksOf: number[];
   links: NewLink[];

@@ -25,18 +25,23 @@ export function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** A running SHA-1, labelled as WARC labels it. */
+/** A running digest (SHA-1 by default), labelled as WARC labels digests ('sha1:' and base 32). */
 export class Sha1Digest {
-  private readonly hash: Hash = createHash('sha1');
+  private readonly hash: Hash;
+
+  /** `algorithm`: a hash of node:crypto ('sha1', 'sha256'), its name the label's prefix. */
+  constructor(private readonly algorithm: 'sha1' | 'sha256' = 'sha1') {
+    this.hash = createHash(algorithm);
+  }
 
   update(chunk: Uint8Array): this {
     this.hash.update(chunk);
     return this;
   }
 
-  /** 'sha1:' and the digest in base 32. */
+  /** The algorithm's name, ':' and the digest in base 32. */
   label(): string {
-    return `sha1:${base32(this.hash.digest())}`;
+    return `${this.algorithm}:${base32(this.hash.digest())}`;
   }
 }
 

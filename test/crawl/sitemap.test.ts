@@ -72,7 +72,7 @@ describe('links of kinds other than <a>', () => {
     assert.deepEqual(page.links.map((l) => [l.kind, l.href]), [['refresh', '/next']]);
   });
 
-  it('reads frames, iframes, alternates with hreflang, and rel tokens; a link written twice is kept once', () => {
+  it('reads frames, iframes, alternates with hreflang, and rel tokens', () => {
     const page = extractLinks(
       '<frame src="/f"><iframe src="/i"></iframe><iframe src=""></iframe><link rel="alternate" hreflang="de-AT" href="/de">' +
         '<link rel="alternate" type="application/rss+xml" href="/feed"><a href="/x" rel="nofollow ugc">1</a><a href="/x" rel="nofollow">2</a>' +
@@ -84,12 +84,18 @@ describe('links of kinds other than <a>', () => {
         ['frame', '/f', 0, null],
         ['iframe', '/i', 0, null],
         ['alternate', '/de', 0, 'de-AT'],
+        ['anchor', '/x', 3, null],
         ['anchor', '/x', 1, null],
+        ['anchor', '/y', 4, null],
         ['anchor', '/y', 0, null],
         ['area', '/x', 0, null],
       ],
     );
     assert.equal(relBits('NOFOLLOW Ugc  SPONSORED noopener'), 7);
+    // The cap counts distinct links: 20,000 copies of one href do not crowd out the links after them.
+    const repeated = extractLinks(`${'<a href="/same" rel="nofollow">'.repeat(20_000)}<a href="/same">x</a><a href="/other">y</a>`);
+    assert.deepEqual(repeated.links.map((l) => [l.href, l.rel]), [['/same', 0], ['/other', 0]]);
+    assert.equal(repeated.droppedLinks, 0);
     assert.equal(relBits(undefined), 0);
   });
 });

@@ -8,7 +8,7 @@ import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
 import type { Command } from 'commander';
 import { importGraph, resetStore } from '../../app/data.js';
-import { type ImportWarcOptions, importWarc } from '../../app/import-warc.js';
+import type { ImportWarcOptions } from '../../app/import-warc.js';
 import { collect } from '../../app/crawl.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
 import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../../app/pages.js';
@@ -75,6 +75,8 @@ export function registerStoreCommands(program: Command): void {
     .action(async (files: string[], options: StoreOptions & ImportWarcOptions & { quiet?: boolean }) => {
       const db = requireDb(options);
       const { context, progress } = progressContext(options);
+      // Loaded only here: the WARC reader (warcio and its dependencies) costs every other command's start-up otherwise.
+      const { importWarc } = await import('../../app/import-warc.js');
       const result = await withStore({ db }, (store) => importWarc(store, files, options, context), true).finally(() => progress.done());
       if (options.json === true) printJson(result);
       else {
