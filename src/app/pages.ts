@@ -65,7 +65,7 @@ export interface PageJson {
   wireSize: number | null;
   etag: string | null;
   lastModified: string | null;
-  /** Digest of the last 2xx body ('sha1:BASE32'). */
+  /** Digest of the last 2xx body ('xxh64:HEX16'). */
   contentHash: string | null;
   /** The page's visits, latest first (at most 20), and its estimated changes per day (null before two visits). */
   visits: Array<{ fetchedAt: string; status: number | null; changed: boolean | null; notModified: boolean; linksAdded: number; linksRemoved: number }>;

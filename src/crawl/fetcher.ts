@@ -29,7 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
-import { Sha1Digest } from '../util/digest.js';
+import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
 import type { IpRules } from './ip-rules.js';
 import { type ExtractedPage, LinkExtractor } from './extract.js';
@@ -109,7 +109,7 @@ export interface FetchResult {
   sitemap: ExtractedSitemap | null;
   /** The body as text, in text mode (robots.txt), for a 2xx answer. */
   text: string | null;
-  /** SHA-256 of the decoded body of a 2xx answer read whole ('sha256:BASE32'). */
+  /** Digest of the decoded body of a 2xx answer read whole ('xxh64:HEX', util/digest.ts BodyDigest). */
   contentHash: string | null;
   /** ETag and Last-Modified of a 2xx answer. */
   etag: string | null;
@@ -180,6 +180,38 @@ export const EMPTY_RESULT: FetchResult = {
 function failed(error: string, failure: FailureKind, partial: Partial<FetchResult> = {}): FetchResult {
   return { ...EMPTY_RESULT, ...partial, error, failure };
 }
+
+/** The Accept header of each body mode. */
+const ACCEPT: Record<BodyMode, string> = {
+  page: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+  sitemap: 'application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+  text: 'text/plain,*/*;q=0.5',
+};
+
+/**
+ * Reads what is cheap to read of a body not used (the connection stays alive), handing it to
+ * `keep` (the recorder); beyond DRAIN_LIMIT, hangs up. Returns the bytes read.
+ */
+async function drainBody(body: AsyncIterable<Buffer> & { destroy(): void }, keep: (chunk: Buffer) => void, exchange: HttpExchange | null): Promise<number> {
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      keep(chunk);
+      if (size > DRAIN_LIMIT) {
+        if (exchange !== null) exchange.truncated = 'length';
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    if (exchange !== null) exchange.truncated = 'disconnect';
+  }
+  return size;
+}
+
+/** What is done with a body's chunk when no recorder keeps it. */
+const ignore = (): void => undefined;
 
 /** A body past a size cap: on the wire, or once decoded. */
 class BodyTooLarge extends Error {
@@ -320,24 +352,24 @@ export class Fetcher {
       deadlineHit = true;
       controller.abort();
     }, this.pageTimeoutMs);
-    const headers: Record<string, string> = {
-      'user-agent': this.userAgent,
-      accept: mode === 'page' ? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' : mode === 'sitemap' ? 'application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5' : 'text/plain,*/*;q=0.5',
-      'accept-encoding': this.compression ? ACCEPT_ENCODING : 'identity',
-    };
-    if (validators?.etag != null) headers['if-none-match'] = validators.etag;
-    if (validators?.lastModified != null) headers['if-modified-since'] = validators.lastModified;
+    // Names and values in turn: undici takes such a list as it is (an object is walked and checked per request).
+    const headers: string[] = ['user-agent', this.userAgent, 'accept', ACCEPT[mode], 'accept-encoding', this.compression ? ACCEPT_ENCODING : 'identity'];
+    if (validators?.etag != null) headers.push('if-none-match', validators.etag);
+    if (validators?.lastModified != null) headers.push('if-modified-since', validators.lastModified);
     const sentAt = new Date();
     // What the recorder is told at the end (the body's chunks as they came, up to the cap).
     let exchange: HttpExchange | null = null;
     let keptBytes = 0;
-    const keep = (chunk: Buffer): void => {
-      if (exchange === null) return;
-      if (keptBytes + chunk.length <= this.maxBodyBytes) {
-        exchange.body.push(chunk);
-        keptBytes += chunk.length;
-      } else exchange.truncated = 'length';
-    };
+    const keep =
+      this.recorder === null
+        ? ignore
+        : (chunk: Buffer): void => {
+            if (exchange === null) return;
+            if (keptBytes + chunk.length <= this.maxBodyBytes) {
+              exchange.body.push(chunk);
+              keptBytes += chunk.length;
+            } else exchange.truncated = 'length';
+          };
     try {
       const response = await this.agent.request({
         origin: url.origin,
@@ -351,7 +383,7 @@ export class Fetcher {
         exchange = {
           url: url.href,
           date: sentAt,
-          requestHeaders: [['host', url.host], ...Object.entries(headers)],
+          requestHeaders: [['host', url.host], ...headers.flatMap((name, i) => (i % 2 === 0 ? [[name, headers[i + 1]!] as [string, string]] : []))],
           status,
           statusText: response.statusText || STATUS_CODES[status] || '',
           responseHeaders: headerLines(response.headers),
@@ -360,26 +392,13 @@ export class Fetcher {
         };
       }
       const contentType = mediaType(response.headers['content-type']);
-      const base: FetchResult = { ...EMPTY_RESULT, status, contentType };
-      const body = response.body;
-      const drain = async (): Promise<number> => {
-        // Read what is cheap to read (the connection stays alive), kept for the recorder; beyond, hang up.
-        let size = 0;
-        try {
-          for await (const chunk of body as AsyncIterable<Buffer>) {
-            size += chunk.length;
-            keep(chunk);
-            if (size > DRAIN_LIMIT) {
-              if (exchange !== null) exchange.truncated = 'length';
-              body.destroy();
-              break;
-            }
-          }
-        } catch {
-          if (exchange !== null) exchange.truncated = 'disconnect';
-        }
-        return size;
+      // Written out rather than spread from EMPTY_RESULT: built for every page.
+      const base: FetchResult = {
+        status, contentType, size: 0, wireSize: 0, encoding: [], page: null, sitemap: null, text: null, contentHash: null, etag: null, lastModified: null,
+        notModified: false, location: null, retryAfterMs: null, error: null, failure: null,
       };
+      const body = response.body;
+      const drain = (): Promise<number> => drainBody(body, keep, exchange);
       if (status === 304) {
         const wireSize = await drain();
         return { ...base, wireSize, notModified: true };
@@ -484,8 +503,8 @@ export async function readBody(
   let wireSize = 0;
   let size = 0;
   let cut = false;
-  // SHA-256: faster than SHA-1 on processors with SHA extensions (most), and the body is hashed whole for every page.
-  const digest = new Sha1Digest('sha256');
+  if (!bodyDigestLoaded()) await bodyDigestReady;
+  const digest = new BodyDigest();
   const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
   const extractor = mode === 'page' ? new LinkExtractor() : null;
   const sitemap = mode === 'sitemap' ? new SitemapExtractor(caps.maxSitemapEntries) : null;
@@ -535,6 +554,31 @@ export async function readBody(
         keep(chunk);
         consume(chunk);
       }
+    } else if (codings.length === 1) {
+      // One coding (nearly every compressed body): raw chunks written to the decoder, its output read as it
+      // comes; no stream pipeline (its AbortSignal and DOMException per page cost as much as a small page).
+      // The decoder buffers what it has not decoded yet: at most the body's bytes on the wire, capped.
+      const inflater = decoderStreams(codings)[0]!;
+      let stopped = false;
+      const decoded = (async () => {
+        for await (const chunk of inflater as AsyncIterable<Buffer>) consume(chunk);
+      })();
+      decoded.catch(() => {
+        stopped = true;
+      });
+      try {
+        for await (const chunk of body) {
+          if (stopped) break;
+          wireSize += chunk.length;
+          if (wireSize > wireLimit) throw new BodyTooLarge(wireLimit, false);
+          keep(chunk);
+          inflater.write(chunk);
+        }
+        inflater.end();
+      } catch (error) {
+        inflater.destroy(error as Error);
+      }
+      await decoded;
     } else {
       // pipeline's typings have no overload for a spread of transforms between a generator and a function.
       const run = pipeline as unknown as (...stages: unknown[]) => Promise<void>;

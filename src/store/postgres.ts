@@ -620,8 +620,8 @@ export class PostgresStore implements Store {
   async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {
     const { rows } =
       page === undefined
-        ? await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at, ctid`, [from, to])
-        : await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = $3 AND fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at, ctid`, [from, to, page]);
+        ? await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at, page`, [from, to])
+        : await this.pool.query<VisitRow>(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = $3 AND fetched_at >= $1 AND fetched_at < $2 ORDER BY fetched_at`, [from, to, page]);
     return rows.map(visitFromRow);
   }
 

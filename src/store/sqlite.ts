@@ -430,7 +430,8 @@ export class SqliteStore implements Store {
       ),
       recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
       before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
-      insertVisit: this.db.prepare(`INSERT INTO visits (${VISIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // Two fetches of a page within one millisecond are one visit (the later answer kept).
+      insertVisit: this.db.prepare(`INSERT OR REPLACE INTO visits (${VISIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       linksOf: this.db.prepare('SELECT target, kind FROM links WHERE source = ?').raw(),
       insertLinkChange: this.db.prepare('INSERT INTO link_changes (at, source, target, kind, added) VALUES (?, ?, ?, ?, ?)'),
       deleteLinks: this.db.prepare('DELETE FROM links WHERE source = ?'),
@@ -516,8 +517,8 @@ export class SqliteStore implements Store {
   async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {
     const rows =
       page === undefined
-        ? this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at, rowid`).all(from, to)
-        : this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = ? AND fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at, rowid`).all(page, from, to);
+        ? this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at, page`).all(from, to)
+        : this.db.prepare(`SELECT ${VISIT_COLUMNS} FROM visits WHERE page = ? AND fetched_at >= ? AND fetched_at < ? ORDER BY fetched_at`).all(page, from, to);
     return (rows as VisitRow[]).map(visitFromRow);
   }
 

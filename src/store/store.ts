@@ -76,7 +76,7 @@ export interface PageRecord {
   /** The validators of the last 2xx answer, sent back in conditional requests. */
   etag: string | null;
   lastModified: string | null;
-  /** Digest of the last 2xx body as decoded ('sha1:' and base 32, as WARC's). */
+  /** Digest of the last 2xx body as decoded ('xxh64:' and 16 hexadecimal digits). */
   contentHash: string | null;
   role: PageRole;
 }
@@ -119,7 +119,7 @@ export interface FetchRecord {
   error: string | null;
   /** Bytes of the body on the wire (compressed), when a body was read. */
   wireSize?: number | null;
-  /** Digest of the decoded body of a 2xx answer ('sha1:BASE32'). */
+  /** Digest of the decoded body of a 2xx answer ('xxh64:HEX16'). */
   contentHash?: string | null;
   etag?: string | null;
   lastModified?: string | null;

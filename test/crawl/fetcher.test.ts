@@ -129,7 +129,7 @@ describe('Fetcher: pages', () => {
       // Not compressed: as many bytes on the wire as decoded.
       assert.equal(result.wireSize, total);
       assert.deepEqual(result.encoding, []);
-      assert.match(result.contentHash!, /^sha1:[A-Z2-7]{32}$/);
+      assert.match(result.contentHash!, /^xxh64:[0-9a-f]{16}$/);
     }
     assert.deepEqual(server.requests.map((r) => r.path), ['/?n=0', '/?n=1', '/?n=2']);
     // Keep-alive: the three requests went over a single TCP connection.
