@@ -155,6 +155,8 @@ export function checkCrawlOptions(seeds: string[], options: CrawlCliOptions): vo
 export interface CrawlJson extends CrawlReport {
   store: string;
   seeds: string[];
+  /** What each seed's page got: its status, or why it was not fetched (an address rule, robots.txt, no answer). */
+  seedAnswers: Array<{ url: string; status: number | null; error: string | null }>;
   settings: CrawlSettings;
   top: Array<{ rank: number; url: string; importance: number; status: number | null }>;
 }
@@ -187,9 +189,15 @@ export async function runCrawl(
   });
   // runs[0] is plain OPIC's estimate.
   const top = await store.topPages(report.runs[0]!, k);
+  const seedAnswers: CrawlJson['seedAnswers'] = [];
+  for (const seed of settings.seeds) {
+    const page = await store.pageByUrl(seed);
+    seedAnswers.push({ url: seed, status: page?.status ?? null, error: page?.error ?? (page === null ? 'not in the store' : null) });
+  }
   return {
     store: store.location,
     seeds: settings.seeds,
+    seedAnswers,
     ...report,
     settings,
     top: top.map((t, i) => ({ rank: i + 1, url: t.page.url, importance: t.value, status: t.page.status })),

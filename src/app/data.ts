@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { quietContext } from './context.js';
 import { type GraphFileOptions, loadGraphFile } from './graph-source.js';
+import { refuseWhileCrawling } from './crawl-guard.js';
 
 /** The `import --json` contract. */
 export interface ImportJson {
@@ -20,8 +21,11 @@ export interface ImportJson {
 }
 
 /** Loads a graph file into the store: all of it, or nothing if it fails. */
-export async function importGraph(store: Store, path: string, options: GraphFileOptions, context: AppContext = quietContext): Promise<ImportJson> {
+export async function importGraph(store: Store, path: string, options: GraphFileOptions & { force?: boolean }, context: AppContext = quietContext): Promise<ImportJson> {
+  await refuseWhileCrawling(store, 'importing into it', { force: options.force === true });
   const loaded = await loadGraphFile(path, options, context);
+  // Checked again once the file is read (a crawl may have started meanwhile).
+  await refuseWhileCrawling(store, 'importing into it', { force: options.force === true });
   context.signal?.throwIfAborted();
   context.onProgress?.({ phase: 'import', message: `writing ${loaded.graph.nodeCount.toLocaleString('en-US')} pages and ${loaded.graph.edgeCount.toLocaleString('en-US')} links to ${store.location}` });
   const report = await store.importGraph(loaded.graph);
@@ -36,7 +40,8 @@ export interface ResetJson {
 }
 
 /** Deletes every page, link, run and score of the store. */
-export async function resetStore(store: Store): Promise<ResetJson> {
+export async function resetStore(store: Store, options: { force?: boolean } = {}): Promise<ResetJson> {
+  await refuseWhileCrawling(store, 'resetting it', options);
   const counts = await store.counts();
   await store.reset();
   return { store: store.location, deleted: { pages: counts.pages, links: counts.links, runs: counts.runs } };

@@ -10,6 +10,7 @@ import { archivedHosts, WarcImporter } from '../crawl/warc-import.js';
 import type { NewLink, Store } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
 import { choiceOption } from './values.js';
+import { refuseWhileCrawling } from './crawl-guard.js';
 
 export interface ImportWarcOptions {
   /** Links kept to: the hosts the archive has answers of ('archived', the default), or 'any'. */
@@ -17,6 +18,7 @@ export interface ImportWarcOptions {
   filter?: string[];
   fence?: string[];
   extensions?: string;
+  force?: boolean;
 }
 
 /** The `import-warc --json` contract. */
@@ -60,6 +62,7 @@ export async function importWarc(store: Store, paths: readonly string[], options
     await importer.read(path);
     context.signal?.throwIfAborted();
   }
+  await refuseWhileCrawling(store, 'importing into it', { force: options.force === true });
   const pages = importer.pages();
   context.onProgress?.({ phase: 'import', message: `writing ${pages.length.toLocaleString('en-US')} pages to ${store.location}` });
   const before = await store.counts();

@@ -9,6 +9,7 @@ import { ExitCode, InputFormatError, WgaError } from '../errors.js';
 import { liveTop } from './live-rank.js';
 import { CRAWL_STATE, type LinkRecord, type PageRole, type RunRecord, type Store } from '../store/store.js';
 import { changeRate } from './changes.js';
+import { refuseWhileCrawling } from './crawl-guard.js';
 
 /** A page named by the user that the store does not have (HTTP: 404). */
 export class PageNotFoundError extends WgaError {
@@ -211,7 +212,8 @@ export async function getRun(store: Store, id: number): Promise<RunRecord> {
   return run;
 }
 
-export async function deleteRun(store: Store, id: number): Promise<{ deleted: RunRecord }> {
+export async function deleteRun(store: Store, id: number, options: { force?: boolean } = {}): Promise<{ deleted: RunRecord }> {
+  await refuseWhileCrawling(store, 'deleting a run', options);
   const run = await getRun(store, id);
   await store.deleteRun(id);
   return { deleted: run };

@@ -18,6 +18,7 @@ import { defaultThreads } from '../parallel/pool.js';
 import { type AppContext, quietContext } from './context.js';
 import { type GraphSource, saveRun } from './graph-source.js';
 import { choiceOption, integerOption, numberOption, pageId } from './values.js';
+import { MAX_THREADS } from './values.js';
 
 export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness'] as const;
 export type RankMethod = (typeof RANK_METHODS)[number];
@@ -148,7 +149,7 @@ export function parseRankOptions(options: RankOptions): RankRequest {
   const maxIterations = integerOption('--max-iterations', options.maxIterations, PAGERANK_DEFAULTS.maxIterations, 1);
   const walksPerPage = integerOption('--walks', options.walks, MONTE_CARLO_DEFAULTS.walksPerPage, 1);
   const seed = integerOption('--seed', options.seed, MONTE_CARLO_DEFAULTS.seed, 0);
-  const threads = integerOption('--threads', options.threads, defaultThreads(), 1);
+  const threads = integerOption('--threads', options.threads, defaultThreads(), 1, MAX_THREADS);
   const maxLevel = integerOption('--max-level', options.maxLevel, 3, 0);
   const strategy = choiceOption('--strategy', options.strategy, OPIC_STRATEGIES, 'greedy');
   const alpha = numberOption('--alpha', options.alpha, TRAFFIC_DEFAULTS.alpha, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true });

@@ -5,6 +5,7 @@
  * that join it; and what each instance did, for `wga top` and `wga stats`.
  */
 import { spawn } from 'node:child_process';
+import { pgConfig } from '../store/pg-config.js';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { OptionError } from '../errors.js';
@@ -147,7 +148,7 @@ export interface InstanceShare extends SharedInstanceRow {
 /** The instances of the shared crawl in a PostgreSQL store, with each one's share of the pages; [] if none. */
 export async function sharedCrawlInstances(url: string): Promise<InstanceShare[]> {
   if (!isPostgresUrl(url)) return [];
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client(pgConfig(url));
   await client.connect();
   try {
     const rows = await sharedInstances(client);

@@ -7,14 +7,18 @@ import { OptionError, UnknownNodeError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { GRAPH_LINK_KINDS, LINK_KINDS, type LinkFilter, type LinkKind, REL_BITS, REL_TOKENS, type RelToken } from '../store/store.js';
 
-export function integerOption(option: string, text: string | undefined, fallback: number, min = 0): number {
+/** An integer option in [min, max] (max: none by default, but never beyond what a double holds exactly). */
+export function integerOption(option: string, text: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isInteger(value) || value < min) {
-    throw new OptionError(option, `expected an integer of at least ${min}, got '${text}'`);
+  if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    throw new OptionError(option, max === Number.MAX_SAFE_INTEGER ? `expected an integer of at least ${min}, got '${text}'` : `expected an integer from ${min} to ${max}, got '${text}'`);
   }
   return value;
 }
+
+/** Threads a command may start: beyond this, a mistake (each thread has its own stacks and buffers). */
+export const MAX_THREADS = 256;
 
 export function numberOption(
   option: string,

@@ -61,7 +61,8 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // --help and --version are "errors" to commander; everything else it reports
       // (including a missing command, answered with the help) is bad usage.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      // `wga help` and `wga help CMD` are commander's help too (a code of their own, exit code 0).
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
       return ExitCode.usage;
     }
     if (error instanceof WgaError) {

@@ -186,7 +186,7 @@ export class Crawler extends PagePipeline {
       seed: settings.seed,
       damping: settings.damping,
     });
-    this.lock = { owner: `${machineName()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`, hostname: machineName(), pid: process.pid, heartbeat: Date.now() };
+    this.lock = { owner: `${machineName()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`, hostname: machineName(), pid: process.pid, heartbeat: Date.now(), startedAt: Date.now() };
     if (stored !== null) this.restore(stored);
     this.batch = new PendingBatch(this.opic.pages);
   }

@@ -31,11 +31,41 @@ export interface IpRulesOptions {
 
 export type IpDecision = { allowed: true; country: string | null } | { allowed: false; reason: string };
 
-/** Parses an address, mapping IPv4-mapped IPv6 (::ffff:a.b.c.d) to IPv4; null if it is not one. */
+/** Parses an address, mapping IPv4-mapped IPv6 (::ffff:a.b.c.d) to IPv4; null if it is not one. A zone id (%eth0) is dropped. */
 export function parseAddress(text: string): Address | null {
-  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  let bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const zone = bare.indexOf('%');
+  if (zone > 0 && bare.includes(':')) bare = bare.slice(0, zone);
   if (!ipaddr.isValid(bare)) return null;
   return ipaddr.process(bare);
+}
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by which it is judged: IPv4-compatible (::a.b.c.d,
+ * deprecated), SIIT (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96, and the local-use 64:ff9b:1::/48),
+ * 6to4 (2002:AABB:CCDD::/48), Teredo (2001::/32: the server, and the client, stored inverted) and
+ * ISATAP (an interface id of 0:5efe or 200:5efe). IPv4-mapped addresses are IPv4 already (parseAddress).
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = address.parts;
+  const zeros = (from: number, to: number): boolean => p.slice(from, to).every((x) => x === 0);
+  const found: ipaddr.IPv4[] = [];
+  // ::a.b.c.d (but :: and ::1, which are IPv6's own unspecified and loopback).
+  if (zeros(0, 6) && !(p[6] === 0 && (p[7] === 0 || p[7] === 1))) found.push(ipv4Of(p[6]!, p[7]!));
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) found.push(ipv4Of(p[6]!, p[7]!));
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) found.push(ipv4Of(p[6]!, p[7]!));
+  if (p[0] === 0x64 && p[1] === 0xff9b && p[2] === 1) found.push(ipv4Of(p[6]!, p[7]!));
+  if (p[0] === 0x2002) found.push(ipv4Of(p[1]!, p[2]!));
+  if (p[0] === 0x2001 && p[1] === 0) {
+    found.push(ipv4Of(p[2]!, p[3]!));
+    found.push(ipv4Of(p[6]! ^ 0xffff, p[7]! ^ 0xffff));
+  }
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) found.push(ipv4Of(p[6]!, p[7]!));
+  return found;
 }
 
 /** A CIDR range or a single address (as /32 or /128). */
@@ -88,6 +118,17 @@ export class IpRules {
   check(text: string): IpDecision {
     const address = parseAddress(text);
     if (address === null) return { allowed: false, reason: `'${text}' is not an IP address` };
+    // An IPv6 address that carries an IPv4 one reaches that address: it is judged as that address.
+    if (address.kind() === 'ipv6') {
+      const carried = embeddedIPv4(address as ipaddr.IPv6);
+      if (carried.length > 0) {
+        for (const v4 of carried) {
+          const decision = this.check(v4.toString());
+          if (!decision.allowed) return { allowed: false, reason: `${address.toString()} carries ${v4.toString()}: ${decision.reason}` };
+        }
+        return this.check(carried[carried.length - 1]!.toString());
+      }
+    }
     const shown = address.toString();
     const denied = this.deny.find((range) => inRange(address, range));
     if (denied !== undefined) return { allowed: false, reason: `address ${shown} is in --deny-ip ${describe(denied)}` };

@@ -81,6 +81,9 @@ export interface CrawlSettings {
   warcMaxBytes: number;
 }
 
+/** The most requests at once a crawl takes (--concurrency, --per-host). */
+export const MAX_CONCURRENCY = 10_000;
+
 export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   filters: [],
   fences: [],
@@ -138,11 +141,14 @@ export function completeSettings(partial: Partial<CrawlSettings> & { seeds: stri
 }
 
 function checkSettings(s: CrawlSettings): void {
-  const integer = (option: string, value: number, min: number): void => {
-    if (!(Number.isInteger(value) && value >= min)) throw new OptionError(option, `expected an integer of at least ${min}, got ${value}`);
+  const integer = (option: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void => {
+    if (!(Number.isInteger(value) && value >= min && value <= max)) {
+      throw new OptionError(option, max === Number.MAX_SAFE_INTEGER ? `expected an integer of at least ${min}, got ${value}` : `expected an integer from ${min} to ${max}, got ${value}`);
+    }
   };
-  integer('--concurrency', s.concurrency, 1);
-  integer('--per-host', s.perHost, 1);
+  // Each request holds a socket and its buffers: beyond these, a mistake rather than a crawl.
+  integer('--concurrency', s.concurrency, 1, MAX_CONCURRENCY);
+  integer('--per-host', s.perHost, 1, MAX_CONCURRENCY);
   integer('--retries', s.retries, 0);
   integer('--buffer-size', s.bufferSize, 1);
   integer('--max-redirects', s.maxRedirects, 0);

@@ -6,6 +6,7 @@
 import { OptionError, InputFormatError, FileNotFoundError, UnknownNodeError, WgaError } from '../errors.js';
 import { PageNotFoundError, RunNotFoundError } from '../app/pages.js';
 import { StoreError } from '../store/store.js';
+import { CrawlRunningError } from '../app/crawl-guard.js';
 
 export type ErrorCode = 'bad-request' | 'bad-input' | 'not-found' | 'forbidden' | 'bad-host' | 'conflict' | 'too-large' | 'store' | 'internal';
 
@@ -56,6 +57,7 @@ export function toErrorResponse(error: unknown, log: (text: string) => void): { 
   if (error instanceof PageNotFoundError) return { status: 404, body: body('not-found', error.message, 'url') };
   if (error instanceof RunNotFoundError) return { status: 404, body: body('not-found', error.message) };
   if (error instanceof InputFormatError || error instanceof FileNotFoundError) return { status: 400, body: body('bad-input', error.message) };
+  if (error instanceof CrawlRunningError) return { status: 409, body: body('conflict', error.message) };
   if (error instanceof StoreError) return { status: 503, body: body('store', error.message) };
   if (error instanceof WgaError) return { status: 400, body: body('bad-request', error.message) };
   log(`wga serve: internal error: ${(error as Error)?.stack ?? String(error)}`);

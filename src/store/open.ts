@@ -15,7 +15,11 @@ export function redactLocation(spec: string): string {
   try {
     const url = new URL(spec);
     if (url.password !== '') url.password = '***';
-    return url.href;
+    // libpq takes the password as a parameter too (?password=...), and sslpassword for a key.
+    for (const name of [...url.searchParams.keys()]) {
+      if (/^(ssl)?password$/i.test(name)) url.searchParams.set(name, '***');
+    }
+    return url.href.replace(/%2A%2A%2A/g, '***');
   } catch {
     return 'postgres://(unparsable URL)';
   }

@@ -6,6 +6,7 @@
  * `COPY ... TO STDOUT` text and parses its bytes, without an object per row.
  */
 import { pipeline } from 'node:stream/promises';
+import { pgConfig } from './pg-config.js';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -130,7 +131,7 @@ export class PostgresStore implements Store {
 
   static async open(url: string): Promise<PostgresStore> {
     const location = redactLocation(url);
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool(pgConfig(url, { max: 4 }));
     pool.on('error', () => undefined);
     const store = new PostgresStore(location, pool);
     try {
@@ -615,6 +616,17 @@ export class PostgresStore implements Store {
   async crawlState(): Promise<Record<string, string>> {
     const { rows } = await this.pool.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async liveSharedInstances(withinMs: number): Promise<Array<{ hostname: string; pid: number; startedAt: number }>> {
+    const exists = await this.pool.query<{ t: string | null }>("SELECT to_regclass('shared_instances')::text AS t");
+    if (exists.rows[0]?.t == null) return [];
+    const { rows } = await this.pool.query<{ hostname: string; pid: number; started: number }>(
+      `SELECT hostname, pid, extract(epoch FROM started_at) * 1000 AS started FROM shared_instances
+       WHERE state IN ('working', 'waiting', 'short') AND heartbeat > clock_timestamp() - $1 * interval '1 millisecond' ORDER BY started_at`,
+      [withinMs],
+    );
+    return rows.map((r) => ({ hostname: r.hostname, pid: Number(r.pid), startedAt: Number(r.started) }));
   }
 
   async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {

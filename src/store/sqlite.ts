@@ -514,6 +514,10 @@ export class SqliteStore implements Store {
     return this.readCrawlState();
   }
 
+  async liveSharedInstances(): Promise<Array<{ hostname: string; pid: number; startedAt: number }>> {
+    return [];
+  }
+
   async visits(from: number, to: number, page?: number): Promise<VisitRecord[]> {
     const rows =
       page === undefined

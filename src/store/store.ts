@@ -235,6 +235,8 @@ export interface CrawlLock {
   pid: number;
   /** Last checkpoint time, milliseconds since the epoch. */
   heartbeat: number;
+  /** When the crawl (session) holding it started, ms since the epoch. */
+  startedAt?: number;
 }
 
 export interface ImportReport {
@@ -326,6 +328,8 @@ export interface Store {
   /** The current OPIC importance of the best pages of the crawl in the store, or null if none is. */
   liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null>;
 
+  /** The instances of a shared crawl (PostgreSQL) that checkpointed in the last `withinMs`; SQLite: none. */
+  liveSharedInstances(withinMs: number): Promise<Array<{ hostname: string; pid: number; startedAt: number }>>;
   /** Visits with fetchedAt in [from, to) (every page's, or one page's), in time order. */
   visits(from: number, to: number, page?: number): Promise<VisitRecord[]>;
   /** The last visit of each page before `time`, for the pages visited in [time, to). */

@@ -95,6 +95,35 @@ describe('IpRules defaults: only public unicast addresses', () => {
     }
   });
 
+  it('judge every IPv6 form that carries an IPv4 address by that address (a table of the forms)', () => {
+    // Each form of 127.0.0.1 (loopback) and of 8.8.8.8 (public): refused and allowed by default as those are,
+    // and the loopback forms allowed once --allow-ip names 127.0.0.1.
+    const forms: Array<[string, string, string]> = [
+      ['IPv4-mapped', '::ffff:127.0.0.1', '::ffff:8.8.8.8'],
+      ['IPv4-compatible', '::127.0.0.1', '::8.8.8.8'],
+      ['IPv4-compatible, hex', '::7f00:1', '::808:808'],
+      ['SIIT', '::ffff:0:7f00:1', '::ffff:0:808:808'],
+      ['NAT64', '64:ff9b::7f00:1', '64:ff9b::808:808'],
+      ['NAT64, dotted', '64:ff9b::127.0.0.1', '64:ff9b::8.8.8.8'],
+      ['NAT64 local use', '64:ff9b:1::7f00:1', '64:ff9b:1::808:808'],
+      ['6to4', '2002:7f00:1::1', '2002:808:808::1'],
+      ['Teredo (server and client)', '2001:0:7f00:1:0:0:80ff:fffe', '2001:0:808:808:0:0:f7f7:f7f7'],
+      ['ISATAP', 'fe80::5efe:127.0.0.1', '2001:db8::5efe:8.8.8.8'],
+      ['zone id', '[::ffff:127.0.0.1%eth0]', '::ffff:8.8.8.8%1'],
+      ['brackets', '[::127.0.0.1]', '[::8.8.8.8]'],
+    ];
+    const loopbackAllowed = new IpRules({ allow: ['127.0.0.1/32'] });
+    for (const [form, loopback, publicAddress] of forms) {
+      assert.equal(allowed(rules, loopback), false, `${form}: ${loopback} is refused`);
+      assert.ok(reason(rules, loopback).includes('127.0.0.1'), `${form}: the reason names 127.0.0.1: ${reason(rules, loopback)}`);
+      assert.equal(allowed(loopbackAllowed, loopback), true, `${form}: ${loopback} with --allow-ip 127.0.0.1/32`);
+      if (form !== 'ISATAP') assert.equal(allowed(rules, publicAddress), true, `${form}: ${publicAddress} is public`);
+    }
+    // IPv6's own loopback and unspecified are not IPv4-compatible addresses.
+    assert.equal(allowed(loopbackAllowed, '::1'), false);
+    assert.equal(allowed(rules, '::'), false);
+  });
+
   it('treat IPv4-mapped IPv6 addresses as their IPv4 address', () => {
     assert.equal(allowed(rules, '::ffff:127.0.0.1'), false);
     assert.ok(reason(rules, '::ffff:127.0.0.1').includes('127.0.0.1 is loopback'));

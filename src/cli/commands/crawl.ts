@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, collect, runCrawl } from '../../app/crawl.js';
 import type { CrawlProgress } from '../../crawl/crawler.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
-import { OptionError } from '../../errors.js';
+import { ExitCode, OptionError, WgaError } from '../../errors.js';
 import { openStore } from '../../store/open.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
@@ -124,6 +124,12 @@ export function registerCrawl(program: Command): void {
         );
         if (options.quiet !== true && tty) process.stderr.write('\r\x1b[K');
         printReport(report, options.json === true);
+        // A crawl none of whose seeds got an answer did nothing a user wanted: say why, per seed, and fail.
+        const answered = report.seedAnswers.some((s) => s.status !== null);
+        if (!answered && report.stoppedBy !== 'stopped') {
+          for (const seed of report.seedAnswers) process.stderr.write(`wga: seed ${safeLabel(seed.url, 200)}: ${seed.error === null ? 'not fetched' : safeLabel(seed.error, 300)}\n`);
+          throw new WgaError(`nothing was fetched: ${report.seedAnswers.length === 1 ? 'the seed was' : 'every seed was'} refused or unanswered (above)`, ExitCode.input);
+        }
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

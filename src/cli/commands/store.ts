@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { importGraph, resetStore } from '../../app/data.js';
 import type { ImportWarcOptions } from '../../app/import-warc.js';
 import { collect } from '../../app/crawl.js';
+import { refuseWhileCrawling } from '../../app/crawl-guard.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
 import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../../app/pages.js';
 import { OptionError } from '../../errors.js';
@@ -46,8 +47,9 @@ export function registerStoreCommands(program: Command): void {
       .description('load a graph file (edge list or WebGraph BV) into a store: all of it, or nothing if it fails')
       .argument('<graph>', 'graph file')
       .option('--db <store>', 'the store to load into: a SQLite file (created if missing) or a postgres:// URL')
+      .option('--force', 'import even though a crawl whose process is gone left its lock in the store')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string, options: GraphInputOptions) => {
+  ).action(async (path: string, options: GraphInputOptions & { force?: boolean }) => {
     const db = requireDb(options);
     // The file is read before the store is opened, so that a bad file creates no store.
     const { context, progress } = progressContext(options);
@@ -70,6 +72,7 @@ export function registerStoreCommands(program: Command): void {
     .option('--filter <regex>', 'a URL must match one of these to be kept (repeatable)', collect)
     .option('--fence <regex>', 'a URL matching any of these is left out (repeatable)', collect)
     .option('--extensions <list>', "file extensions kept, comma-separated, or 'any' (default: those the crawler fetches)")
+    .option('--force', 'import even though a crawl whose process is gone left its lock in the store')
     .option('--json', 'print one JSON document')
     .option('-q, --quiet', 'no progress messages on stderr')
     .action(async (files: string[], options: StoreOptions & ImportWarcOptions & { quiet?: boolean }) => {
@@ -208,8 +211,9 @@ export function registerStoreCommands(program: Command): void {
     .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
     .option('--export <id>', 'print the scores of run ID ("label<TAB>score" lines, best first, as rank --out writes them)')
     .option('--delete <id>', 'delete run ID and its scores')
+    .option('--force', 'with --delete: even though a crawl whose process is gone left its lock in the store')
     .option('--json', 'print one JSON document')
-    .action(async (options: StoreOptions & { export?: string; delete?: string }) => {
+    .action(async (options: StoreOptions & { export?: string; delete?: string; force?: boolean }) => {
       if (options.export !== undefined && options.delete !== undefined) throw new OptionError('--export', 'cannot be combined with --delete');
       await withStore(options, async (store) => {
         if (options.export !== undefined) {
@@ -217,7 +221,7 @@ export function registerStoreCommands(program: Command): void {
           return;
         }
         if (options.delete !== undefined) {
-          const result = await deleteRun(store, integerOption('--delete', options.delete, 0, 1));
+          const result = await deleteRun(store, integerOption('--delete', options.delete, 0, 1), { force: options.force === true });
           if (options.json === true) printJson(result);
           else print(`deleted run ${result.deleted.id} (${result.deleted.method} of ${count(result.deleted.pages)} pages) from ${store.location}`);
           return;
@@ -255,8 +259,11 @@ export function registerStoreCommands(program: Command): void {
     .description('delete every page, link, run and score of a store (asks first unless --yes)')
     .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
     .option('--yes', 'do not ask')
-    .action(async (options: StoreOptions & { yes?: boolean }) => {
+    .option('--force', 'reset even though a crawl whose process is gone left its lock in the store (never while one runs)')
+    .action(async (options: StoreOptions & { yes?: boolean; force?: boolean }) => {
       await withStore(options, async (store) => {
+        // Refused before asking: a crawl writing the store is not to be emptied under it.
+        await refuseWhileCrawling(store, 'resetting it', { force: options.force === true });
         const counts = await store.counts();
         if (options.yes !== true) {
           if (process.stdin.isTTY !== true) {
@@ -272,7 +279,7 @@ export function registerStoreCommands(program: Command): void {
             return;
           }
         }
-        const { deleted } = await resetStore(store);
+        const { deleted } = await resetStore(store, { force: options.force === true });
         print(`deleted ${count(deleted.pages)} pages, ${count(deleted.links)} links and ${count(deleted.runs)} runs from ${store.location}`);
       });
     });

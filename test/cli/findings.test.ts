@@ -1,0 +1,147 @@
+/**
+ * Issue 26's findings, each run again as written there: a test per finding, named after it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { redactLocation } from '../../src/store/open.js';
+import { repoRoot, temporaryDirectory } from '../helpers.js';
+import { runCli, serveLogged } from '../crawl/crawl-fixtures.js';
+
+const dir = temporaryDirectory();
+after(() => dir.cleanup());
+
+describe('issue 26 findings', () => {
+  it('`wga help` and `wga help CMD` exit with status 0', async () => {
+    const help = await runCli(['help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout + help.stderr, /Usage: wga/);
+    const crawl = await runCli(['help', 'crawl']);
+    assert.equal(crawl.code, 0, crawl.stderr);
+    assert.match(crawl.stdout + crawl.stderr, /--no-sitemaps/);
+    // A missing command is still bad usage.
+    assert.equal((await runCli([])).code, 2);
+  });
+
+  it('postgres://u@host/db?password=SECRET: the password is masked in every message', async () => {
+    assert.equal(redactLocation('postgres://u@db.example/crawl?password=SECRET&sslmode=disable'), 'postgres://u@db.example/crawl?password=***&sslmode=disable');
+    assert.equal(redactLocation('postgres://u:SECRET@db.example/crawl'), 'postgres://u:***@db.example/crawl');
+    assert.equal(redactLocation('postgresql://u@db.example/crawl?sslpassword=SECRET'), 'postgresql://u@db.example/crawl?sslpassword=***');
+    // A store that cannot be reached: the message names it, without the password.
+    const result = await runCli(['stats', '--db', 'postgres://u@127.0.0.1:1/crawl?password=SECRET&connect_timeout=2']);
+    assert.notEqual(result.code, 0);
+    assert.ok(!result.stderr.includes('SECRET'), result.stderr);
+    assert.match(result.stderr, /password=\*\*\*/);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+  });
+
+  it('a PostgreSQL address that accepts the connection but never answers ends in one line, not a wait', { timeout: 120_000 }, async () => {
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const result = await runCli(['stats', '--db', `postgres://u@127.0.0.1:${port}/crawl?connect_timeout=2`], { timeoutMs: 100_000 });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.match(result.stderr, /127\.0\.0\.1/);
+      assert.match(result.stderr, /timeout/i);
+      assert.ok(sockets.length >= 1, 'it did connect');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('http://[::127.0.0.1]/ is refused by the address rules, and a crawl whose seeds are all refused exits non-zero naming the reason per seed', async () => {
+    const server = await serveLogged(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<a href="/x">x</a>' }));
+    try {
+      const db = join(dir.path, 'refused.sqlite');
+      const result = await runCli(['crawl', `http://[::127.0.0.1]:${server.port}/`, `http://127.0.0.1:${server.port}/`, '--db', db, '--delay', '0', '--json']);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(server.log.length, 0, 'no request reached the server');
+      const lines = result.stderr.trim().split('\n');
+      assert.equal(lines.length, 3, result.stderr);
+      assert.match(lines[0]!, /seed http:\/\/\[::127\.0\.0\.1\]:\d+\/: excluded: ::7f00:1 carries 127\.0\.0\.1: address 127\.0\.0\.1 is loopback/);
+      assert.match(lines[1]!, /seed http:\/\/127\.0\.0\.1:\d+\/: excluded: address 127\.0\.0\.1 is loopback/);
+      assert.match(lines[2]!, /nothing was fetched/);
+      const json = JSON.parse(result.stdout) as { seedAnswers: Array<{ url: string; status: number | null; error: string | null }> };
+      assert.equal(json.seedAnswers.length, 2);
+      for (const seed of json.seedAnswers) assert.match(seed.error ?? '', /^excluded: /);
+      // Allowed, the same crawl works and exits 0.
+      const allowed = await runCli(['crawl', `http://127.0.0.1:${server.port}/`, '--db', join(dir.path, 'allowed.sqlite'), '--allow-ip', '127.0.0.1/32', '--delay', '0', '-q']);
+      assert.equal(allowed.code, 0, allowed.stderr);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('wga reset --db S --yes while another process crawls into S is refused, naming it; so are import and runs --delete', { timeout: 300_000 }, async () => {
+    const { Website } = await import('../../src/experiments/website.js');
+    const { serveWebsite } = await import('../../src/experiments/website-server.js');
+    const site = await serveWebsite(new Website({ pages: 400, seed: 5 }), { delayMs: 30 });
+    const db = join(dir.path, 'busy.sqlite');
+    const { spawn } = await import('node:child_process');
+    const { cliPath } = await import('../helpers.js');
+    const crawler = spawn(process.execPath, [cliPath, 'crawl', `${site.origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '-q'], { stdio: 'ignore' });
+    const finished = new Promise<number | null>((resolve) => crawler.on('close', (code) => resolve(code)));
+    try {
+      const { SqliteStore } = await import('../../src/store/sqlite.js');
+      // Bounded wait for the crawl's lock (its first checkpoint).
+      for (let i = 0; i < 600; i++) {
+        const store = SqliteStore.open(db);
+        const locked = (await store.crawlState()).lock !== undefined;
+        await store.close();
+        if (locked) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const reset = await runCli(['reset', '--db', db, '--yes']);
+      assert.equal(reset.code, 2, reset.stderr);
+      assert.match(reset.stderr, new RegExp(`a crawl is writing this store \\(pid ${crawler.pid} on [^,]+, started 20\\d\\d-.*\\): stop it before resetting it`));
+      assert.equal(reset.stderr.trim().split('\n').length, 1);
+      const imported = await runCli(['import', join(repoRoot, 'data/harvard500/harvard500.edges.tsv'), '--db', db]);
+      assert.equal(imported.code, 2, imported.stderr);
+      assert.match(imported.stderr, /stop it before importing into it/);
+      const deleted = await runCli(['runs', '--db', db, '--delete', '1']);
+      assert.equal(deleted.code, 2, deleted.stderr);
+      crawler.kill('SIGINT');
+      assert.equal(await finished, 0, 'the crawl, undisturbed, ends cleanly');
+      // A lock left by a process that is gone: refused without --force, taken with it.
+      const store = SqliteStore.open(db);
+      const { hostname } = await import('node:os');
+      const dead = { owner: 'x', hostname: hostname(), pid: 2 ** 22 + 17, heartbeat: Date.now(), startedAt: Date.now() };
+      (store as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): void } } }).db
+        .prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+        .run('lock', JSON.stringify(dead));
+      await store.close();
+      const stale = await runCli(['reset', '--db', db, '--yes']);
+      assert.equal(stale.code, 2, stale.stderr);
+      assert.match(stale.stderr, /whose process is gone \(pid 4194321 on .*give --force/);
+      const forced = await runCli(['reset', '--db', db, '--yes', '--force']);
+      assert.equal(forced.code, 0, forced.stderr);
+    } finally {
+      if (crawler.exitCode === null) crawler.kill('SIGKILL');
+      await site.close();
+    }
+  });
+
+  it('--threads 10000 is refused, as are a --concurrency or --per-host no crawl can hold', async () => {
+    const graph = join(repoRoot, 'data/harvard500/harvard500.edges.tsv');
+    const threads = await runCli(['rank', graph, '--threads', '10000', '-q']);
+    assert.equal(threads.code, 2, threads.stderr);
+    assert.match(threads.stderr, /--threads: expected an integer from 1 to 256, got '10000'/);
+    for (const option of ['--concurrency', '--per-host']) {
+      const crawl = await runCli(['crawl', 'http://127.0.0.1:9/', '--db', join(dir.path, `${option}.sqlite`), option, '1000000']);
+      assert.equal(crawl.code, 2, crawl.stderr);
+      assert.match(crawl.stderr, new RegExp(`${option}: expected an integer from 1 to 10000`));
+    }
+  });
+
+  it("the README cites the three papers instead of a folder a clone does not have", () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    assert.ok(!readme.includes('../shared'), 'no ../shared in the README');
+    for (const cite of ['Web Graph Analyzer Tool', 'ValueTools 2006', 'Adaptive On-Line Page Importance Computation', 'WWW 2003', 'Tomlin']) assert.ok(readme.includes(cite), cite);
+  });
+});
