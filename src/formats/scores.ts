@@ -65,8 +65,42 @@ function jsonNumber(x: number): string {
   return Number.isFinite(x) ? String(x) : 'null';
 }
 
-/** Reads a TSV score file written by writeScores (or any "label<TAB>score" file). */
+/** JSON score files larger than this are refused (JSON is read whole; TSV streams). */
+const MAX_JSON_SCORE_BYTES = 512 * 1024 * 1024;
+
+/** Reads a JSON score file as writeScores writes it: {"method": ..., "scores": [{"label": ..., "score": ...}]} (or levels/level). */
+async function readJsonScores(path: string): Promise<Map<string, number>> {
+  const { readFile, stat } = await import('node:fs/promises');
+  const size = (await stat(path)).size;
+  if (size > MAX_JSON_SCORE_BYTES) throw new InputFormatError(path, undefined, `a JSON score file of ${size} bytes: write large ones as TSV (rank --out FILE.tsv)`);
+  let document: unknown;
+  try {
+    document = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new InputFormatError(path, undefined, `not JSON: ${(error as Error).message.slice(0, 120)}`);
+  }
+  const entries = typeof document === 'object' && document !== null ? Object.entries(document as Record<string, unknown>).find(([key, value]) => key.endsWith('s') && Array.isArray(value)) : undefined;
+  if (entries === undefined) throw new InputFormatError(path, undefined, 'expected a JSON object with a "scores" list, as wga rank --out FILE.json writes');
+  const [listName, list] = entries as [string, unknown[]];
+  const column = listName.slice(0, -1);
+  const scores = new Map<string, number>();
+  list.forEach((item, index) => {
+    const entry = item as Record<string, unknown> | null;
+    const label = entry?.label;
+    const value = entry?.[column];
+    if (typeof label !== 'string' || !(typeof value === 'number' || value === null)) {
+      throw new InputFormatError(path, undefined, `${listName}[${index}]: expected {"label": text, "${column}": number}`);
+    }
+    if (scores.has(label)) throw new InputFormatError(path, undefined, `${listName}[${index}]: label '${label.slice(0, 80)}' appears twice`);
+    scores.set(label, value === null ? Number.NaN : value);
+  });
+  if (scores.size === 0) throw new InputFormatError(path, undefined, 'no scores found: the list is empty');
+  return scores;
+}
+
+/** Reads a score file written by writeScores: TSV ("label<TAB>score" lines, any such file) or JSON (a .json name, or a file starting with '{'). */
 export async function readScores(path: string): Promise<Map<string, number>> {
+  if (scoreFormatFor(path) === 'json' || (await startsWithBrace(path))) return readJsonScores(path);
   const scores = new Map<string, number>();
   const splitter = new LineSplitter((buffer, start, end, line) => {
     let e = end;
@@ -87,4 +121,21 @@ export async function readScores(path: string): Promise<Map<string, number>> {
   splitter.end();
   if (scores.size === 0) throw new InputFormatError(path, undefined, 'no scores found: the file is empty');
   return scores;
+}
+
+/** Whether a file's first character that is not white space is '{' (a JSON score file under another name). */
+async function startsWithBrace(path: string): Promise<boolean> {
+  const { open } = await import('node:fs/promises');
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
+    return buffer.toString('utf8', 0, bytesRead).trimStart().startsWith('{');
+  } finally {
+    await handle.close();
+  }
 }

@@ -139,6 +139,21 @@ describe('issue 26 findings', () => {
     }
   });
 
+  it('wga compare a.json b.json reads the JSON score files wga rank --out a.json writes (and TSV beside them)', async () => {
+    const graph = join(repoRoot, 'data/harvard500/harvard500.edges.tsv');
+    const a = join(dir.path, 'a.json');
+    const b = join(dir.path, 'b.tsv');
+    assert.equal((await runCli(['rank', graph, '--out', a, '-q'])).code, 0);
+    assert.equal((await runCli(['rank', graph, '--method', 'opic', '--out', b, '-q'])).code, 0);
+    const json = await runCli(['compare', a, b, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const tsv = join(dir.path, 'a.tsv');
+    assert.equal((await runCli(['rank', graph, '--out', tsv, '-q'])).code, 0);
+    const same = await runCli(['compare', tsv, b, '--json']);
+    // The same comparison whichever format the PageRank scores came in.
+    assert.deepEqual(JSON.parse(json.stdout), { ...(JSON.parse(same.stdout) as object), reference: a });
+  });
+
   it("the README cites the three papers instead of a folder a clone does not have", () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     assert.ok(!readme.includes('../shared'), 'no ../shared in the README');
