@@ -5,7 +5,8 @@
  */
 import { kendallTau, meanRelativeError, spearman, topOverlap } from '../analysis/compare.js';
 import { LIVE_STATE_TOP } from '../crawl/live-state.js';
-import { ExitCode, InputFormatError, WgaError } from '../errors.js';
+import { ExitCode, InputFormatError, OptionError, WgaError } from '../errors.js';
+import { STATUS_CLASSES, type StatusClass } from '../store/records.js';
 import { liveTop } from './live-rank.js';
 import { CRAWL_STATE, type LinkRecord, type PageRole, type RunRecord, type Store } from '../store/store.js';
 import { changeRate } from './changes.js';
@@ -288,4 +289,46 @@ export async function compareRuns(store: Store, referenceId: number, otherId: nu
   const [reference, other] = await Promise.all([runScoresByUrl(store, referenceId), runScoresByUrl(store, otherId)]);
   const toMap = (scores: Array<{ url: string; value: number }>): Map<string, number> => new Map(scores.map((s) => [s.url, s.value]));
   return compareScores(toMap(reference.scores), toMap(other.scores), { reference: `run ${referenceId}`, other: `run ${otherId}` });
+}
+
+/** The `pages --json` contract: pages by answer, each with the pages linking to it (`--linkers`). */
+export interface PagesJson {
+  store: string;
+  status: string[];
+  total: number;
+  offset: number;
+  pages: Array<{ id: number; url: string; status: number | null; error: string | null; linkers?: { total: number; urls: string[] } }>;
+}
+
+/**
+ * Pages by the class of their answer (2xx, 3xx, 4xx, 5xx, failed, excluded, frontier) or exact status
+ * (404), comma-separated; with `linkers`, each with the pages linking to it (at most `linkersLimit`, and
+ * their number): the broken pages of a site and where they are linked from.
+ */
+export async function pagesByStatus(
+  store: Store,
+  request: { status: string; linkers?: boolean; limit?: number; offset?: number; linkersLimit?: number },
+): Promise<PagesJson> {
+  const tokens = request.status.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
+  if (tokens.length === 0) throw new OptionError('--status', 'expected answer classes or statuses, e.g. 4xx,5xx,failed or 404');
+  const classes: StatusClass[] = [];
+  const statuses: number[] = [];
+  for (const token of tokens) {
+    if (token in STATUS_CLASSES) classes.push(token as StatusClass);
+    else if (/^[1-5]\d\d$/.test(token)) statuses.push(Number(token));
+    else throw new OptionError('--status', `'${printable(token, 40)}' is not ${Object.keys(STATUS_CLASSES).join(', ')} or an HTTP status (e.g. 404)`);
+  }
+  const offset = request.offset ?? 0;
+  const limit = request.limit ?? 100;
+  const { pages, total } = await store.pagesByStatus(classes, statuses, { offset, limit });
+  const rows: PagesJson['pages'] = [];
+  for (const page of pages) {
+    const row: PagesJson['pages'][number] = { id: page.id, url: page.url, status: page.status, error: page.error };
+    if (request.linkers === true) {
+      const [links, count] = await Promise.all([store.links(page.id, 'in', { limit: request.linkersLimit ?? 20 }), store.linkCount(page.id, 'in')]);
+      row.linkers = { total: count, urls: links.map((l) => l.url) };
+    }
+    rows.push(row);
+  }
+  return { store: store.location, status: tokens, total, offset, pages: rows };
 }

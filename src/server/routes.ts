@@ -16,7 +16,7 @@ import type { CrawlCliOptions } from '../app/crawl.js';
 import { importGraph, resetStore } from '../app/data.js';
 import { crawlTree, directoryTree, hostGraphView, neighbourhood, type StoreGraph } from '../app/graph-views.js';
 import { hostGraph } from '../graph/hosts.js';
-import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../app/pages.js';
+import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, pagesByStatus, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
 import { changes } from '../app/changes.js';
@@ -253,6 +253,13 @@ export function buildRoutes(server: ServerContext): Hono {
     const offset = integer(c, 'offset', 0, 0);
     const limit = integer(c, 'limit', 100, 0, 100_000);
     return c.json(await pageDetail(server.store, url, { offset, limit }));
+  });
+
+  app.get('/api/pages', async (c) => {
+    const status = query(c, 'status') ?? '4xx,5xx,failed';
+    const limit = integer(c, 'limit', 100, 1, 10_000);
+    const offset = integer(c, 'offset', 0, 0);
+    return c.json(await pagesByStatus(server.store, { status, linkers: flag(c, 'linkers'), limit, offset, linkersLimit: integer(c, 'linkersLimit', 20, 0, 1000) }));
   });
 
   app.get('/api/changes', async (c) => {

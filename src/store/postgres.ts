@@ -29,6 +29,8 @@ import {
   VISIT_COLUMNS,
   type VisitRow,
   diffLinkSets,
+  type StatusClass,
+  statusCondition,
   roleCode,
   visitFromRow,
   visitOf,
@@ -616,6 +618,13 @@ export class PostgresStore implements Store {
   async crawlState(): Promise<Record<string, string>> {
     const { rows } = await this.pool.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async pagesByStatus(classes: readonly StatusClass[], statuses: readonly number[], paging: { offset: number; limit: number }): Promise<{ pages: PageRecord[]; total: number }> {
+    const where = statusCondition(classes, statuses);
+    const { rows } = await this.pool.query<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE ${where} ORDER BY id LIMIT $1 OFFSET $2`, [paging.limit, paging.offset]);
+    const total = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM pages WHERE ${where}`);
+    return { pages: rows.map(pageFromRow), total: Number(total.rows[0]!.n) };
   }
 
   async liveSharedInstances(withinMs: number): Promise<Array<{ hostname: string; pid: number; startedAt: number }>> {

@@ -233,3 +233,23 @@ export function visitOf(r: FetchRecord, prior: PriorAnswer | undefined): Omit<Vi
   else if (hash !== null && priorHash !== null) changed = hash !== priorHash;
   return { fetchedAt: r.fetchedAt, status: r.status, error: r.error, contentHash: hash, changed, notModified: r.notModified === true };
 }
+
+/** The answer classes `pages --status` takes, besides exact statuses (404): the SQL of each (no text from outside). */
+export const STATUS_CLASSES = {
+  '2xx': 'status >= 200 AND status < 300',
+  '3xx': 'status >= 300 AND status < 400',
+  '4xx': 'status >= 400 AND status < 500',
+  '5xx': 'status >= 500 AND status < 600',
+  // No answer, or one that could not be used (a body too large, an unknown encoding, a redirect loop).
+  failed: "(status IS NULL OR status < 400) AND fetch_error IS NOT NULL AND fetch_error NOT LIKE 'excluded:%'",
+  excluded: COUNT_CONDITIONS.excluded,
+  frontier: COUNT_CONDITIONS.frontier,
+} as const;
+export type StatusClass = keyof typeof STATUS_CLASSES;
+
+/** A WHERE condition for pages of these classes or exact statuses (integers, checked by the caller). */
+export function statusCondition(classes: readonly StatusClass[], statuses: readonly number[]): string {
+  const parts = classes.map((c) => `(${STATUS_CLASSES[c]})`);
+  if (statuses.length > 0) parts.push(`status IN (${statuses.map((n) => String(Math.trunc(n))).join(', ')})`);
+  return parts.length === 0 ? 'TRUE' : parts.join(' OR ');
+}

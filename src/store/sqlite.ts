@@ -24,6 +24,8 @@ import {
   type VisitRow,
   type PriorAnswer,
   diffLinkSets,
+  type StatusClass,
+  statusCondition,
   visitOf,
   roleCode,
   visitFromRow,
@@ -512,6 +514,13 @@ export class SqliteStore implements Store {
 
   async crawlState(): Promise<Record<string, string>> {
     return this.readCrawlState();
+  }
+
+  async pagesByStatus(classes: readonly StatusClass[], statuses: readonly number[], paging: { offset: number; limit: number }): Promise<{ pages: PageRecord[]; total: number }> {
+    const where = statusCondition(classes, statuses).replace(/\bTRUE\b/, '1');
+    const pages = (this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`).all(paging.limit, paging.offset) as PageRow[]).map(pageFromRow);
+    const total = this.db.prepare(`SELECT count(*) FROM pages WHERE ${where}`).pluck().get() as number;
+    return { pages, total };
   }
 
   async liveSharedInstances(): Promise<Array<{ hostname: string; pid: number; startedAt: number }>> {

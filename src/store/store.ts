@@ -9,6 +9,7 @@
 import type { OpicGlobalState, OpicPageState } from '../analysis/opic.js';
 import type { Graph } from '../graph/graph.js';
 import { ExitCode, WgaError } from '../errors.js';
+import type { StatusClass } from './records.js';
 
 /**
  * What a link is, by where it was found: `anchor` (<a href>), `area` (<area href>), `frame` and
@@ -328,6 +329,8 @@ export interface Store {
   /** The current OPIC importance of the best pages of the crawl in the store, or null if none is. */
   liveOpicTop(limit: number): Promise<Array<{ page: PageRecord; value: number }> | null>;
 
+  /** Pages whose answer is in these classes or exact statuses, in id order: `limit` of them from `offset`, and how many there are. */
+  pagesByStatus(classes: readonly StatusClass[], statuses: readonly number[], paging: { offset: number; limit: number }): Promise<{ pages: PageRecord[]; total: number }>;
   /** The instances of a shared crawl (PostgreSQL) that checkpointed in the last `withinMs`; SQLite: none. */
   liveSharedInstances(withinMs: number): Promise<Array<{ hostname: string; pid: number; startedAt: number }>>;
   /** Visits with fetchedAt in [from, to) (every page's, or one page's), in time order. */

@@ -154,6 +154,38 @@ describe('issue 26 findings', () => {
     assert.deepEqual(JSON.parse(json.stdout), { ...(JSON.parse(same.stdout) as object), reference: a });
   });
 
+  it("wga pages --status 4xx --linkers on the demo store lists the demo's broken pages with the pages linking to them, as the store's tables say", { timeout: 300_000 }, async () => {
+    const db = join(dir.path, 'demo.sqlite');
+    const demo = await runCli(['demo', '--db', db, '--passes', '1', '--json']);
+    assert.equal(demo.code, 0, demo.stderr);
+    const result = await runCli(['pages', '--db', db, '--status', '4xx', '--linkers', '--limit', '100000', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as { total: number; pages: Array<{ url: string; status: number; linkers: { total: number; urls: string[] } }> };
+    const Database = (await import('better-sqlite3')).default;
+    const sql = new Database(db, { readonly: true });
+    try {
+      const broken = sql.prepare('SELECT id, url, status FROM pages WHERE status >= 400 AND status < 500 ORDER BY id').all() as Array<{ id: number; url: string; status: number }>;
+      assert.ok(broken.length > 10, `the demo site has broken pages (${broken.length})`);
+      assert.equal(json.total, broken.length);
+      assert.deepEqual(json.pages.map((p) => [p.url, p.status]), broken.map((p) => [p.url, p.status]));
+      const linkers = sql.prepare('SELECT DISTINCT s.url AS url FROM links l JOIN pages s ON s.id = l.source WHERE l.target = ? ORDER BY s.url');
+      for (const [i, page] of broken.entries()) {
+        const expected = (linkers.all(page.id) as Array<{ url: string }>).map((r) => r.url);
+        assert.ok(expected.length > 0, `${page.url} is linked from somewhere`);
+        assert.equal(json.pages[i]!.linkers.total, expected.length, page.url);
+        assert.deepEqual(json.pages[i]!.linkers.urls, expected.slice(0, 20), page.url);
+      }
+    } finally {
+      sql.close();
+    }
+    const text = await runCli(['pages', '--db', db, '--status', '4xx,5xx,failed', '--linkers', '--limit', '2']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^\d+ pages of .* answered 4xx, 5xx, failed \(the first 2\)\n\d{3} {2}http[^\n]*\n {4}linked from http/);
+    const bad = await runCli(['pages', '--db', db, '--status', '4xx,oops']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--status: 'oops' is not 2xx/);
+  });
+
   it("the README cites the three papers instead of a folder a clone does not have", () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     assert.ok(!readme.includes('../shared'), 'no ../shared in the README');

@@ -211,6 +211,15 @@ export interface PageDetail {
   changeRate?: number | null;
 }
 
+/** GET /api/pages: `wga pages --json`. */
+export interface PagesByStatus {
+  store: string;
+  status: string[];
+  total: number;
+  offset: number;
+  pages: Array<{ id: number; url: string; status: number | null; error: string | null; linkers?: { total: number; urls: string[] } }>;
+}
+
 export interface SearchResult {
   query: string;
   mode: string;

@@ -12,7 +12,7 @@ import type { ImportWarcOptions } from '../../app/import-warc.js';
 import { collect } from '../../app/crawl.js';
 import { refuseWhileCrawling } from '../../app/crawl-guard.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
-import { deleteRun, listRuns, pageDetail, runScoresTsv, search, topPages } from '../../app/pages.js';
+import { deleteRun, listRuns, pageDetail, pagesByStatus, runScoresTsv, search, topPages } from '../../app/pages.js';
 import { OptionError } from '../../errors.js';
 import type { PageRecord, Store } from '../../store/store.js';
 import { type GraphInputOptions, addGraphFileOptions, progressContext } from '../graph-input.js';
@@ -128,6 +128,34 @@ export function registerStoreCommands(program: Command): void {
           print(`\n${title}`);
           for (const line of list.slice(0, limit)) print(`  ${safeLabel(line)}`);
           if (list.length > limit) print(`  ... ${count(list.length - limit)} more`);
+        }
+      });
+    });
+
+  program
+    .command('pages')
+    .description('pages by their answer (e.g. the broken ones: --status 4xx,5xx,failed), with the pages linking to them (--linkers)')
+    .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
+    .option('--status <list>', 'answer classes (2xx, 3xx, 4xx, 5xx, failed, excluded, frontier) or HTTP statuses (404), comma-separated (default: 4xx,5xx,failed)')
+    .option('--linkers', 'list the pages linking to each (the first 20, and their number)')
+    .option('--limit <n>', 'at most this many pages (default: 100)')
+    .option('--json', 'print one JSON document')
+    .action(async (options: StoreOptions & { status?: string; linkers?: boolean; limit?: string }) => {
+      const limit = integerOption('--limit', options.limit, 100, 1);
+      await withStore(options, async (store) => {
+        const result = await pagesByStatus(store, { status: options.status ?? '4xx,5xx,failed', linkers: options.linkers === true, limit });
+        if (options.json === true) {
+          printJson(result);
+          return;
+        }
+        print(`${count(result.total)} page${result.total === 1 ? '' : 's'} of ${store.location} answered ${result.status.join(', ')}${result.total > result.pages.length ? ` (the first ${count(result.pages.length)})` : ''}`);
+        for (const page of result.pages) {
+          print(`${page.status ?? '-'}  ${safeLabel(page.url)}${page.error === null || page.error === `HTTP ${page.status}` ? '' : `  (${safeLabel(page.error, 120)})`}`);
+          if (page.linkers !== undefined) {
+            for (const url of page.linkers.urls) print(`    linked from ${safeLabel(url)}`);
+            if (page.linkers.total > page.linkers.urls.length) print(`    ... and ${count(page.linkers.total - page.linkers.urls.length)} more`);
+            if (page.linkers.total === 0) print('    linked from no page (a seed, or found in a sitemap)');
+          }
         }
       });
     });

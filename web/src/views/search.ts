@@ -7,13 +7,14 @@ import { api } from '../api.js';
 import { h, notice, pageLink, replace, table } from '../dom.js';
 import { navigate } from '../router.js';
 import { statusBadge } from '../status.js';
-import type { SearchResult } from '../types.js';
+import type { PagesByStatus, SearchResult } from '../types.js';
 
 const MODES: Array<[string, string]> = [
   ['substring', 'URL contains'],
   ['prefix', 'URL starts with'],
   ['linksTo', 'pages linking to URL'],
   ['linkedFrom', 'pages linked from URL'],
+  ['status', 'pages answered (e.g. 4xx,5xx,failed)'],
 ];
 
 export async function searchView(root: HTMLElement, query: URLSearchParams): Promise<void> {
@@ -34,6 +35,26 @@ export async function searchView(root: HTMLElement, query: URLSearchParams): Pro
     const text = input.value.trim();
     navigate(`/search?${new URLSearchParams(select.value === 'substring' ? { q: text } : { q: text, mode: select.value }).toString()}`);
   });
+  if (mode === 'status') {
+    // Pages by their answer, each with the pages linking to it: a site's broken pages and where they are linked from.
+    replace(results, h('p', { class: 'muted' }, 'Reading…'));
+    try {
+      const answer = await api.get<PagesByStatus>('/api/pages', { status: q === '' ? '4xx,5xx,failed' : q, linkers: 1, limit });
+      const rows = answer.pages.map((p) => [
+        statusBadge(p.status),
+        h('span', undefined, pageLink(p.url), p.error === null || p.error === `HTTP ${p.status}` ? null : h('span', { class: 'kind' }, ` (${p.error})`)),
+        h('span', undefined, ...(p.linkers?.urls ?? []).slice(0, 3).flatMap((u, i) => [i === 0 ? '' : ', ', pageLink(u)]), (p.linkers?.total ?? 0) > 3 ? ` and ${p.linkers!.total - 3} more` : (p.linkers?.total ?? 0) === 0 ? '–' : ''),
+      ]);
+      replace(
+        results,
+        h('p', { class: 'muted', 'data-pages-total': String(answer.total) }, `${answer.total} page${answer.total === 1 ? '' : 's'} answered ${answer.status.join(', ')}${answer.total > answer.pages.length ? ` (the first ${answer.pages.length})` : ''}:`),
+        answer.pages.length === 0 ? null : table(['status', 'page', 'linked from'], rows),
+      );
+    } catch (error) {
+      replace(results, notice('error', error instanceof Error ? error.message : String(error)));
+    }
+    return;
+  }
   if (q === '') {
     replace(results, h('p', { class: 'muted' }, 'Type part of a URL to find pages; click one for its detail, links and scores.'));
     return;
