@@ -1,5 +1,6 @@
 /** A store's data as a whole: import a graph file into it, delete everything. */
 import type { Store } from '../store/store.js';
+import { keyOfLabel } from '../store/records.js';
 import type { AppContext } from './context.js';
 import { quietContext } from './context.js';
 import { type GraphFileOptions, loadGraphFile } from './graph-source.js';
@@ -18,6 +19,27 @@ export interface ImportJson {
   /** The store's pages and links afterwards. */
   pages: number;
   links: number;
+  /** Labels that are one page in a store (the same URL once normalised): how many were merged, and a few examples. */
+  merged: { count: number; examples: Array<[string, string]> };
+}
+
+/** Labels of a graph that normalise to the same URL (store.ts keys): they become one page. */
+export function mergedLabels(labels: { label(v: number): string }, n: number, examples = 3): ImportJson['merged'] {
+  const first = new Map<string, string>();
+  const merged: ImportJson['merged'] = { count: 0, examples: [] };
+  for (let v = 0; v < n; v++) {
+    const label = labels.label(v);
+    // Labels that are not URLs are keys as they are: two of them cannot meet.
+    if (!label.includes(':')) continue;
+    const { key } = keyOfLabel(label);
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, label);
+    else {
+      merged.count++;
+      if (merged.examples.length < examples) merged.examples.push([earlier, label]);
+    }
+  }
+  return merged;
 }
 
 /** Loads a graph file into the store: all of it, or nothing if it fails. */
@@ -28,9 +50,10 @@ export async function importGraph(store: Store, path: string, options: GraphFile
   await refuseWhileCrawling(store, 'importing into it', { force: options.force === true });
   context.signal?.throwIfAborted();
   context.onProgress?.({ phase: 'import', message: `writing ${loaded.graph.nodeCount.toLocaleString('en-US')} pages and ${loaded.graph.edgeCount.toLocaleString('en-US')} links to ${store.location}` });
+  const merged = mergedLabels(loaded.graph.labels, loaded.graph.nodeCount);
   const report = await store.importGraph(loaded.graph);
   const counts = await store.counts();
-  return { file: path, store: store.location, ...report, load: loaded.seconds, pages: counts.pages, links: counts.links };
+  return { file: path, store: store.location, ...report, load: loaded.seconds, pages: counts.pages, links: counts.links, merged };
 }
 
 /** What reset deleted. */

@@ -20,6 +20,7 @@ export interface GraphFileOptions {
   weighted?: boolean;
   undirected?: boolean;
   countDuplicates?: boolean;
+  labelsPartial?: boolean;
 }
 
 /** A graph to analyse, from a file or from a store (then with the store's page ids, to save results). */
@@ -42,6 +43,7 @@ export function loadOptions(options: GraphFileOptions): LoadOptions {
     symmetric: options.undirected === true,
     duplicates: options.countDuplicates === true ? 'count' : 'merge',
     ...(options.labels === undefined ? {} : { labelsPath: options.labels }),
+    ...(options.labelsPartial === true ? { labelsPartial: true } : {}),
   };
 }
 

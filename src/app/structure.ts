@@ -11,6 +11,8 @@ import { pageId } from './values.js';
 
 /** The `scc --json` contract (documented in the README). */
 export interface SccJson {
+  /** The run saved (--save), or null. */
+  run: number | null;
   nodes: number;
   count: number;
   largest: number;
@@ -61,8 +63,9 @@ export async function scc(source: GraphSource, request: SccRequest, analysis?: S
   const { graph } = source;
   const root = request.root === undefined ? -1 : pageId(graph, request.root, '--root');
   const { components, parts, sortedSizes, sizeDistribution, solve } = analysis ?? sccAnalysis(graph);
+  let run: number | null = null;
   if (request.save === true) {
-    await saveRun(
+    run = await saveRun(
       source,
       {
         method: 'scc',
@@ -77,6 +80,7 @@ export async function scc(source: GraphSource, request: SccRequest, analysis?: S
     );
   }
   return {
+    run,
     nodes: graph.nodeCount,
     count: components.count,
     largest: components.largest,
@@ -97,6 +101,8 @@ export async function scc(source: GraphSource, request: SccRequest, analysis?: S
 
 /** The `levels --json` contract (documented in the README). */
 export interface LevelsJson {
+  /** The run saved (--save), or null. */
+  run: number | null;
   roots: string[];
   reached: number;
   unreachable: number;
@@ -141,8 +147,9 @@ export async function levels(source: GraphSource, request: LevelsRequest, analys
   const roots = request.roots.map((label) => pageId(graph, label, '--root'));
   const page = request.page === undefined ? -1 : pageId(graph, request.page, '--page');
   const { result, solve } = analysis ?? levelsAnalysis(graph, request);
+  let run: number | null = null;
   if (request.save === true) {
-    await saveRun(
+    run = await saveRun(
       source,
       {
         method: 'levels',
@@ -163,6 +170,7 @@ export async function levels(source: GraphSource, request: LevelsRequest, analys
     });
   }
   const report: LevelsJson = {
+    run,
     roots: roots.map((r) => graph.labels.label(r)),
     reached: result.reached,
     unreachable: result.unreachable,

@@ -30,7 +30,8 @@ export function addGraphOptions(command: Command): Command {
 export function addGraphFileOptions(command: Command): Command {
   return command
     .option('--format <format>', `graph file format: auto, ${GRAPH_FORMATS.join(', ')} (default: auto, from the file name)`)
-    .option('--labels <file>', "label file with 'id url' lines, to show URLs instead of ids")
+    .option('--labels <file>', "label file with 'id url' lines, to show URLs instead of ids (one for every page)")
+    .option('--labels-partial', 'the label file may leave pages without a label: they keep their ids')
     .option('--separator <sep>', 'edge-list column separator: auto, tab, comma, space (default: auto)')
     .option('--header', 'the first data line of the edge list is a header')
     .option('--no-header', 'the first data line of the edge list is never a header')

@@ -3,7 +3,7 @@
  * (WebGraph BV by its .graph/.properties/.offsets files, wga's binary adjacency by .wgadj, an edge list
  * otherwise; `format` overrides), loads it, and attaches a label file.
  */
-import { OptionError } from '../errors.js';
+import { InputFormatError, OptionError } from '../errors.js';
 import type { BuildReport } from '../graph/builder.js';
 import type { Graph } from '../graph/graph.js';
 import { isAdjacencyPath, readAdjacencyFile } from './adjacency-binary.js';
@@ -20,6 +20,8 @@ export interface LoadOptions extends EdgeListOptions {
   format?: GraphFormat | 'auto';
   /** A label file ("id url" per line) to attach to the pages. */
   labelsPath?: string;
+  /** A label file may leave pages without a label (they keep their id); otherwise that is an error. */
+  labelsPartial?: boolean;
 }
 
 export interface LoadedGraph {
@@ -53,6 +55,13 @@ export async function loadGraph(path: string, options: LoadOptions = {}): Promis
   let labelReport: LabelFileReport | undefined;
   if (options.labelsPath !== undefined) {
     const attached = await readLabelFile(options.labelsPath, graph);
+    if (attached.report.unlabelled > 0 && options.labelsPartial !== true) {
+      throw new InputFormatError(
+        options.labelsPath,
+        undefined,
+        `labels ${attached.report.matched} of the graph's ${graph.nodeCount} pages (${attached.report.unlabelled} have none): every page needs a line, or give --labels-partial to keep the ids of the others`,
+      );
+    }
     graph = graph.withLabels(attached.labels);
     labelReport = attached.report;
   }

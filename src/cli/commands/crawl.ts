@@ -163,6 +163,8 @@ function printReport(report: CrawlJson, json: boolean): void {
   // once the crawl has lasted several windows (--window passes), and is noisier on a site that does not change.
   print(`\nMost important pages (OPIC estimate${settings.refresh ? `; Adaptive OPIC's is run ${report.runs[1] ?? '-'}` : ''}):`);
   print(table([['rank', 'importance', 'status', 'page'], ...top.map((t) => [String(t.rank), score(t.importance), t.status === null ? '-' : String(t.status), safeLabel(t.url)])], [0, 1]));
+  const names = ['opic', ...(report.live !== null && report.runs.length > 1 ? ['live'] : []), ...(settings.refresh ? ['opic-adaptive'] : [])];
+  if (report.runs.length > 0) print(`\nsaved as run${report.runs.length === 1 ? '' : 's'} ${report.runs.map((id, i) => `${id} (${names[i] ?? 'run'})`).join(', ')}`);
   if (report.frontier > 0) {
     const more = report.stoppedBy === 'max-pages' && settings.maxPages !== null ? ` --max-pages ${settings.maxPages * 2}` : '';
     print(`\n${count(report.frontier)} known pages were not fetched; continue with: wga crawl --resume --db ${location}${more}`);

@@ -10,6 +10,7 @@ import { Progress } from '../progress.js';
 import { choiceOption, integerOption } from '../values.js';
 
 interface ExportOptions {
+  labelsPartial?: boolean;
   db?: string;
   format?: string;
   out?: string;
@@ -43,7 +44,8 @@ export function registerExport(program: Command): void {
     .option('--window-size <w>', 'bv: how many previous lists a list may copy from (default: 7)')
     .option('--max-ref-count <r>', 'bv: longest chain of references (default: 3)')
     .option('--input-format <format>', `graph file format: auto, ${GRAPH_FORMATS.join(', ')} (default: auto)`)
-    .option('--labels <file>', "label file with 'id url' lines for the graph file")
+    .option('--labels <file>', "label file with 'id url' lines for the graph file (one for every page)")
+    .option('--labels-partial', 'the label file may leave pages without a label: they keep their ids')
     .option('--separator <sep>', 'edge-list column separator: auto, tab, comma, space (default: auto)')
     .option('--weighted', 'the third edge-list column is a link weight')
     .option('--undirected', 'each edge-list line is an undirected edge')
@@ -62,6 +64,7 @@ export function registerExport(program: Command): void {
           : await loadFromOptions(path, {
               ...(options.inputFormat === undefined ? {} : { format: options.inputFormat }),
               ...(options.labels === undefined ? {} : { labels: options.labels }),
+              ...(options.labelsPartial === true ? { labelsPartial: true } : {}),
               ...(options.separator === undefined ? {} : { separator: options.separator }),
               weighted: options.weighted === true,
               undirected: options.undirected === true,

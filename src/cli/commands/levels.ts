@@ -38,6 +38,7 @@ export function registerLevels(program: Command): void {
       );
       print();
       print(levelsTable(report.histogram, n));
+      if (report.run !== null) print(`\nsaved as run ${report.run} (levels) in ${loaded.path}`);
     });
   });
 }

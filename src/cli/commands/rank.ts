@@ -94,5 +94,6 @@ function printRank(report: RankJson): void {
     print(table([header, ...rows], montecarlo ? [0, 2] : [0]));
   }
   if (report.out !== null) print(`\nscores of all ranked pages written to ${report.out}`);
+  if (report.run !== null) print(`\nsaved as run ${report.run} (${report.method})`);
 }
 

@@ -52,6 +52,7 @@ export function registerScc(program: Command): void {
           [1, 2],
         ),
       );
+      if (report.run !== null) print(`\nsaved as run ${report.run} (scc) in ${loaded.path}`);
     });
   });
 }

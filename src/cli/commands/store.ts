@@ -54,6 +54,10 @@ export function registerStoreCommands(program: Command): void {
     // The file is read before the store is opened, so that a bad file creates no store.
     const { context, progress } = progressContext(options);
     const result = await withStore({ db }, (store) => importGraph(store, path, options, context), true).finally(() => progress.done());
+    if (result.merged.count > 0 && options.quiet !== true) {
+      const [a, b] = result.merged.examples[0]!;
+      process.stderr.write(`wga: ${count(result.merged.count)} labels are the same URL as another once normalised, and were merged with it (e.g. ${safeLabel(b, 100)} with ${safeLabel(a, 100)})\n`);
+    }
     if (options.json === true) printJson(result);
     else {
       print(
