@@ -9,7 +9,7 @@ import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, runCrawl, stor
 import type { CrawlCounters } from '../crawl/counters.js';
 import type { CrawlProgress } from '../crawl/crawler.js';
 import { openStore } from '../store/open.js';
-import type { CrawlLock, Store, StoreCounts } from '../store/store.js';
+import { CRAWL_STATE, type CrawlLock, type Store, type StoreCounts } from '../store/store.js';
 import { HttpError, type ErrorBody } from './http-errors.js';
 
 export const CRAWL_TICK_MS = 1000;
@@ -41,7 +41,49 @@ export interface CrawlStatusJson {
   settings: Record<string, unknown> | null;
   /** The last crawl this server ran, when it finished. */
   report: CrawlJson | null;
+  /**
+   * When no crawl runs: the latest crawl session's page requests over time, from the store's visits
+   * (seconds since the session started, and pages requested by then); null without visits.
+   */
+  history: { startedAt: number; seconds: number[]; requests: number[] } | null;
   error: ErrorBody['error'] | null;
+}
+
+interface FinishedCrawl {
+  counts: { redirects: number; other: number; hosts: number };
+  /** Pages requested in the latest session (its visits but robots.txt's exclusions) and those answered 304. */
+  requests: number;
+  notModified: number;
+  history: CrawlStatusJson['history'];
+}
+
+/** Points of the curve drawn at most. */
+const HISTORY_POINTS = 200;
+
+/** The latest crawl session of the store, from its visits: counts and the pages fetched over time. */
+async function readFinishedCrawl(store: Store): Promise<FinishedCrawl | null> {
+  const counts = await store.crawlCounts();
+  const text = (await store.crawlState())[CRAWL_STATE.sessions];
+  const sessions = text === undefined ? [] : (JSON.parse(text) as Array<{ started: number; finished: number | null }>);
+  const session = sessions[sessions.length - 1];
+  if (session === undefined) return { counts, requests: 0, notModified: 0, history: null };
+  // Pages robots.txt excluded have a visit (the decision, dated) but were never requested.
+  const visits = (await store.visits(session.started, (session.finished ?? Date.now()) + 1)).filter((v) => !(v.status === null && v.error?.startsWith('excluded:')));
+  const seconds: number[] = [0];
+  const requests: number[] = [0];
+  const step = Math.max(1, Math.ceil(visits.length / HISTORY_POINTS));
+  visits.forEach((v, i) => {
+    if ((i + 1) % step === 0 || i === visits.length - 1) {
+      seconds.push((v.fetchedAt - session.started) / 1000);
+      requests.push(i + 1);
+    }
+  });
+  return {
+    counts,
+    requests: visits.length,
+    notModified: visits.filter((v) => v.notModified).length,
+    history: visits.length === 0 ? null : { startedAt: session.started, seconds, requests },
+  };
 }
 
 interface OwnCrawl {
@@ -146,6 +188,7 @@ export class CrawlWatch {
     const otherRate = first !== undefined && last !== undefined && last.at > first.at ? (1000 * (last.fetches - first.fetches)) / (last.at - first.at) : 0;
     const p = own?.progress ?? null;
     const c = stored.counts;
+    const finished = own === null && !stored.running ? await this.finishedCrawl(stored.updatedAt ?? 0) : null;
     return {
       running: own !== null || stored.running,
       owner: own !== null ? 'server' : stored.running ? 'other' : null,
@@ -161,9 +204,10 @@ export class CrawlWatch {
               wireBytes: p.wireBytes, bodyBytes: p.bodyBytes, notModified: p.notModified, sitemaps: p.sitemaps,
             }
           : {
-              known: c.pages, fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: 0, other: 0,
-              frontier: c.frontier, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
-              wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0,
+              // From the store: a crawl run by another process, or by this server before it restarted.
+              known: c.pages, fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: finished?.counts.redirects ?? 0,
+              other: finished?.counts.other ?? 0, frontier: c.frontier, inFlight: 0, requests: finished?.requests ?? 0, retries: 0,
+              invalidLinks: 0, hosts: finished?.counts.hosts ?? 0, wireBytes: 0, bodyBytes: 0, notModified: finished?.notModified ?? 0, sitemaps: 0,
             },
       pagesPerSecond: p !== null ? p.pagesPerSecond : stored.running ? otherRate : 0,
       fetches: stored.fetches,
@@ -179,7 +223,18 @@ export class CrawlWatch {
       settings: stored.settings,
       report,
       error,
+      history: finished?.history ?? null,
     };
+  }
+
+  private finishedRead: { key: number; value: Promise<FinishedCrawl | null> } | null = null;
+
+  /** A finished crawl's counts and curve from the store, read again only after a new checkpoint. */
+  private finishedCrawl(checkpointAt: number): Promise<FinishedCrawl | null> {
+    if (this.finishedRead === null || this.finishedRead.key !== checkpointAt) {
+      this.finishedRead = { key: checkpointAt, value: readFinishedCrawl(this.store).catch(() => null) };
+    }
+    return this.finishedRead.value;
   }
 
   /** Calls `listener` with the status now and every tick until the returned function is called. */

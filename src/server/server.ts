@@ -101,6 +101,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
   const port = (server.address() as AddressInfo).port;
   for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
+  let closing = false;
   if (options.warm !== false) {
     // Load the graph and answer what the first views ask (stats, the components) before anyone asks.
     cache
@@ -109,7 +110,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       .then(() => cache.memo('scc', (source) => sccAnalysis(source.graph)))
       // The URL -> page index is built on the first look-up of a URL.
       .then(() => cache.memo('labels', (source) => source.graph.labels.id('')))
-      .catch((error: unknown) => log(`wga serve: could not load the graph: ${(error as Error).message}`));
+      // A server closed while it loads ends the load with its store: nothing to report then.
+      .catch((error: unknown) => closing || log(`wga serve: could not load the graph: ${(error as Error).message}`));
   }
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
@@ -121,6 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     remote: context.remote,
     store,
     close: async () => {
+      closing = true;
       context.jobs.cancelAll();
       await context.crawl.close();
       server.closeAllConnections();

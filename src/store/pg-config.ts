@@ -40,3 +40,21 @@ export function pgConfig(url: string, extra: pg.PoolConfig = {}): pg.PoolConfig 
     ...extra,
   };
 }
+
+/**
+ * Submits a COPY stream on `client` without pg's query_timeout: a COPY of a large graph may rightly
+ * last longer than any one answer should, and pg-copy-streams' COPY TO never calls back, so a timer
+ * set for it would outlive the stream (holding the process open) and then fail a finished COPY.
+ * pg reads the timeout from the client's connection parameters when the query is submitted, so
+ * lifting it for that one synchronous call is enough; a dead connection is still found by keepalives.
+ */
+export function submitCopy<T extends pg.Submittable>(client: pg.ClientBase, stream: T): T {
+  const parameters = (client as unknown as { connectionParameters?: { query_timeout?: number } }).connectionParameters;
+  const saved = parameters?.query_timeout;
+  if (parameters) parameters.query_timeout = 0;
+  try {
+    return client.query(stream);
+  } finally {
+    if (parameters) parameters.query_timeout = saved;
+  }
+}

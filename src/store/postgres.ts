@@ -6,7 +6,7 @@
  * `COPY ... TO STDOUT` text and parses its bytes, without an object per row.
  */
 import { pipeline } from 'node:stream/promises';
-import { pgConfig } from './pg-config.js';
+import { pgConfig, submitCopy } from './pg-config.js';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -112,7 +112,7 @@ async function copyRows(client: pg.PoolClient, sql: string, count: number, row: 
     }
     if (block !== '') yield block;
   }
-  await pipeline(Readable.from(blocks()), client.query(copyFrom(sql)));
+  await pipeline(Readable.from(blocks()), submitCopy(client, copyFrom(sql)));
 }
 
 /** Re-adds the links' foreign keys: PostgreSQL checks all rows in one join. */
@@ -280,7 +280,7 @@ export class PostgresStore implements Store {
   /** Streams COPY TO output line by line (text lines are few: one per page). */
   private async copyLines(client: pg.PoolClient, sql: string, onLine: (line: string) => void): Promise<void> {
     let carry = '';
-    await pipeline(client.query(copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
+    await pipeline(submitCopy(client, copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) {
         const text = carry + chunk.toString('utf8');
         const lines = text.split('\n');
@@ -296,7 +296,7 @@ export class PostgresStore implements Store {
     let a = 0;
     let b = 0;
     let second = false;
-    await pipeline(client.query(copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
+    await pipeline(submitCopy(client, copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) {
         for (let i = 0; i < chunk.length; i++) {
           const c = chunk[i]!;
@@ -378,6 +378,15 @@ export class PostgresStore implements Store {
       frontier: Number(row.frontier),
       runs: Number(row.runs),
     };
+  }
+
+  async crawlCounts(): Promise<{ redirects: number; other: number; hosts: number }> {
+    const { rows } = await this.pool.query<{ redirects: string; other: string; hosts: string }>(
+      `SELECT (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.redirects}) AS redirects,
+        (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.other}) AS other,
+        (SELECT count(DISTINCT host) FROM pages WHERE host <> '') AS hosts`,
+    );
+    return { redirects: Number(rows[0]!.redirects), other: Number(rows[0]!.other), hosts: Number(rows[0]!.hosts) };
   }
 
   async pageByUrl(url: string): Promise<PageRecord | null> {
@@ -492,7 +501,7 @@ export class PostgresStore implements Store {
         }
         if (block !== '') yield block;
       }
-      await pipeline(Readable.from(lines()), client.query(copyFrom('COPY scores (run, page, value) FROM STDIN')));
+      await pipeline(Readable.from(lines()), submitCopy(client, copyFrom('COPY scores (run, page, value) FROM STDIN')));
       return id;
     });
   }

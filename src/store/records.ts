@@ -212,6 +212,9 @@ export const COUNT_CONDITIONS = {
   failed: "status >= 400 OR (fetch_error IS NOT NULL AND fetch_error NOT LIKE 'excluded:%')",
   excluded: "status IS NULL AND fetch_error LIKE 'excluded:%'",
   frontier: 'status IS NULL AND fetch_error IS NULL',
+  redirects: 'status >= 300 AND status < 400 AND fetch_error IS NULL',
+  /** 2xx not HTML, 1xx, 304: what a crawl counts as other. */
+  other: "fetch_error IS NULL AND ((status >= 200 AND status < 300 AND content_type IS NOT NULL AND content_type NOT IN ('text/html', 'application/xhtml+xml')) OR status < 200 OR status = 304)",
 } as const;
 
 /** What a page's row held before a fetch is recorded over it. */

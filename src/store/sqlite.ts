@@ -294,6 +294,15 @@ export class SqliteStore implements Store {
     };
   }
 
+  async crawlCounts(): Promise<{ redirects: number; other: number; hosts: number }> {
+    const count = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
+    return {
+      redirects: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.redirects}`),
+      other: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.other}`),
+      hosts: count("SELECT count(DISTINCT host) FROM pages WHERE host <> ''"),
+    };
+  }
+
   async pageByUrl(url: string): Promise<PageRecord | null> {
     // By its key first (the unique index); by the URL as given only when no key matches (a scan).
     const row = (this.db.prepare(`SELECT ${PAGE_COLUMNS} FROM pages WHERE url_key = ?`).get(keyOfLabel(url).key) ??

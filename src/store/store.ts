@@ -287,6 +287,8 @@ export interface Store {
   addLinks(links: readonly NewLink[]): Promise<number>;
 
   counts(): Promise<StoreCounts>;
+  /** The crawl's other counts: redirects (3xx), other answers (2xx not HTML, 1xx, 304) and hosts (distinct). */
+  crawlCounts(): Promise<{ redirects: number; other: number; hosts: number }>;
   pageByUrl(url: string): Promise<PageRecord | null>;
   pageById(id: number): Promise<PageRecord | null>;
   searchPages(text: string, options?: SearchOptions): Promise<PageRecord[]>;

@@ -427,6 +427,27 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
           assert.deepEqual(report[key], cliCrawl[key], key);
         }
         assert.ok((report['fetched'] as number) >= 400, 'every page of the site was fetched');
+        // A server opened on the store the CLI crawled shows that finished crawl from the store alone:
+        // its counters and its curve of pages fetched over time (from the visits).
+        const other = await startServer({ db: reference, warm: false });
+        try {
+          const status = ((await (await fetch(`${other.url}api/crawl`)).json()) as { crawl: Json }).crawl;
+          assert.equal(status['running'], false);
+          const counters = status['counters'] as Json;
+          for (const key of ['fetched', 'redirects', 'other', 'frontier']) assert.equal(counters[key], cliCrawl[key], `stored ${key}`);
+          assert.equal(counters['hosts'], 1);
+          // Page requests: every fetch the crawl reported (robots.txt and sitemaps are not pages).
+          assert.equal(counters['requests'], cliCrawl['fetches']);
+          const history = status['history'] as { seconds: number[]; requests: number[] };
+          assert.equal(history.requests.at(-1), cliCrawl['fetches']);
+          assert.equal(history.seconds.length, history.requests.length);
+          assert.ok(history.seconds.at(-1)! <= (cliCrawl['seconds'] as number) + 1, 'within the crawl\'s time');
+          for (let i = 1; i < history.requests.length; i++) {
+            assert.ok(history.requests[i]! > history.requests[i - 1]! && history.seconds[i]! >= history.seconds[i - 1]!, 'a curve that never goes back');
+          }
+        } finally {
+          await other.close();
+        }
         const info = (await (await fetch(`${server.url}api/info`)).json()) as { counts: Json };
         assert.equal(info.counts['fetched'], report['fetched']);
         // The live PageRank: while crawling, the crawler's latest vector over the pages known then;

@@ -3,6 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { openStore, redactLocation } from '../../src/store/open.js';
 import { PostgresStore, PostgresStoreError } from '../../src/store/postgres.js';
 import { storeSuite } from './store-suite.js';
+import pg from 'pg';
+import { pipeline } from 'node:stream/promises';
+import { to as copyTo } from 'pg-copy-streams';
+import { pgConfig, submitCopy } from '../../src/store/pg-config.js';
 import { missingToolTest } from '../helpers.js';
 import { type TestServer, startTestServer } from './postgres-server.js';
 
@@ -46,6 +50,33 @@ if (typeof server === 'string') {
       assert.equal(store.kind, 'postgres');
       await store.close();
       assert.equal(redactLocation('postgres://me:secret@db.example:5432/wga'), 'postgres://me:***@db.example:5432/wga');
+    });
+
+    it('query_timeout from the URL fails a slow answer, but not a COPY that outlasts it, and leaves no timer behind', async () => {
+      const url = await running.createDatabase();
+      const client = new pg.Client(pgConfig(`${url}${url.includes('?') ? '&' : '?'}query_timeout=200`));
+      await client.connect();
+      try {
+        await assert.rejects(client.query('SELECT pg_sleep(0.6)'), /Query read timeout/);
+        // The timed-out query still runs on the server; a new connection keeps the test independent of it.
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+      const copier = new pg.Client(pgConfig(`${url}${url.includes('?') ? '&' : '?'}query_timeout=200`));
+      await copier.connect();
+      try {
+        const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+        let text = '';
+        await pipeline(submitCopy(copier, copyTo('COPY (SELECT 7 AS n FROM pg_sleep(0.6)) TO STDOUT')), async (source: AsyncIterable<Buffer>) => {
+          for await (const chunk of source) text += chunk.toString('utf8');
+        });
+        assert.equal(text, '7\n');
+        const timersAfter = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+        assert.ok(timersAfter <= timersBefore, `timers before ${timersBefore}, after ${timersAfter}`);
+        assert.equal((await copier.query('SELECT 1 AS one')).rows[0].one, 1, 'the timeout still holds for ordinary queries');
+      } finally {
+        await copier.end();
+      }
     });
 
     it('names the server it cannot reach', async () => {

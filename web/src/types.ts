@@ -61,6 +61,8 @@ export interface CrawlStatus {
   settings: Record<string, unknown> | null;
   report: CrawlReport | null;
   error: { code: string; message: string } | null;
+  /** When no crawl runs: the latest session's pages fetched over time (from the store's visits). */
+  history?: { startedAt: number; seconds: number[]; requests: number[] } | null;
 }
 
 export interface RankTop {

@@ -122,7 +122,7 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
     'div',
     { class: 'stack' },
     h('div', { class: 'panel' }, h('h2', undefined, 'Live'), state, counterBox),
-    h('div', { class: 'panel' }, h('h2', undefined, 'Fetched pages over time'), rateBox),
+    h('div', { class: 'panel' }, h('h2', undefined, 'Pages over time'), rateBox),
     h('div', { class: 'panel' }, h('h2', undefined, 'Most important pages (live PageRank)'), liveBox),
     h('div', { class: 'panel' }, h('h2', undefined, 'Most important pages (OPIC)'), topBox),
     reportBox,
@@ -130,6 +130,17 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
   root.append(h('h1', undefined, 'Crawl'), h('p', { class: 'muted' }, routeLink('/changes', {}, 'What changed'), ' between crawl sessions: pages new, gone and changed, links added and removed.'), h('div', { class: 'grid two' }, form, live));
 
   let chart: LineChart | null = null;
+  let chartSeries = '';
+  /** The chart of one series: pages fetched (a crawl watched) or page requests (a finished crawl's visits). */
+  const chartFor = (series: 'fetched' | 'requests'): LineChart => {
+    if (chart === null || chartSeries !== series) {
+      chart?.destroy();
+      replace(rateBox);
+      chartSeries = series;
+      chart = lineChart(rateBox, { height: 180, series: [{ label: series === 'fetched' ? 'fetched' : 'pages requested', color: '#2b6cb0' }], xLabel: 'seconds', yLabel: 'pages' });
+    }
+    return chart;
+  };
   const times: number[] = [];
   const fetched: number[] = [];
   let lastKey = '';
@@ -186,6 +197,12 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
       );
     }
     if (s.error !== null) replace(message, notice('error', s.error.message));
+    if (!s.running && s.history != null && lastKey !== `history ${s.history.startedAt} ${s.history.requests.at(-1)}` && (lastKey === '' || lastKey.startsWith('history'))) {
+      // A finished crawl (run by another process, or before this page was opened): its page requests
+      // over time, from the store's visits.
+      lastKey = `history ${s.history.startedAt} ${s.history.requests.at(-1)}`;
+      chartFor('requests').set([s.history.seconds, s.history.requests]);
+    }
     if (s.startedAt !== null && s.counters !== null && s.elapsedMs !== null && (s.running || lastKey === String(s.startedAt))) {
       const key = String(s.startedAt);
       if (key !== lastKey) {
@@ -197,8 +214,7 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
       if (times.length === 0 || t > times[times.length - 1]!) {
         times.push(t);
         fetched.push(s.counters.fetched);
-        chart ??= lineChart(rateBox, { height: 180, series: [{ label: 'fetched', color: '#2b6cb0' }], xLabel: 'seconds', yLabel: 'pages' });
-        chart.set([times, fetched]);
+        chartFor('fetched').set([times, fetched]);
       }
     }
     if (!s.running && s.report !== null && reportBox.dataset.shown !== String(s.report.seconds)) {
