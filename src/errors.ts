@@ -12,6 +12,8 @@ export const ExitCode = {
   usage: 2,
   /** An iterative method stopped at its iteration limit before its tolerance. */
   notConverged: 3,
+  /** A store that stopped answering (sysexits' EX_TEMPFAIL): the same command may succeed later. */
+  unavailable: 75,
 } as const;
 
 export class WgaError extends Error {

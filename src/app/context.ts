@@ -24,6 +24,8 @@ export interface AppContext {
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Aborts the use case; it then rejects with an AbortError (or stops a crawl at a checkpoint). */
   readonly signal?: AbortSignal;
+  /** Called with a warning the user should see even when progress is not shown (one line); must not throw. */
+  readonly onNotice?: (message: string) => void;
 }
 
 /** A context that reports nothing and is never aborted. */

@@ -56,6 +56,7 @@ export interface CrawlCliOptions {
   maxBody?: string;
   maxRedirects?: string;
   checkpoint?: string;
+  storeRetry?: string;
   live?: boolean;
   liveInterval?: string;
   liveInlineEdges?: string;
@@ -122,6 +123,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
   if (options.liveInlineEdges !== undefined) s.liveInlineEdges = integerOption('--live-inline-edges', options.liveInlineEdges, 5_000_000, 0);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
+  if (options.storeRetry !== undefined) s.storeRetryMs = Math.round(1000 * numberOption('--store-retry', options.storeRetry, 0, { min: 0, max: 86_400 }));
   if (options.compression !== undefined) s.compression = options.compression;
   if (options.sitemaps !== undefined) s.sitemaps = options.sitemaps;
   if (options.maxSitemaps !== undefined) s.maxSitemaps = integerOption('--max-sitemaps', options.maxSitemaps, 50, 0);
@@ -178,6 +180,7 @@ export async function runCrawl(
     resume: options.resume === true,
     recrawl: options.recrawl === true,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
+    ...(context.onNotice === undefined ? {} : { onNotice: context.onNotice }),
     progressMs: options.progressMs ?? 1000,
     progressTop: options.progressTop ?? 3,
     ...(context.onProgress === undefined

@@ -15,6 +15,7 @@ import { isPostgresUrl, redactLocation } from '../store/open.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SharedCrawlDb, type SharedInstanceRow, sharedInstances } from '../store/shared-crawl-db.js';
 import { StoreError } from '../store/store.js';
+import { withStoreFailures } from '../store/store-failure.js';
 import type { AppContext } from './context.js';
 
 export interface SharedStartOptions {
@@ -42,7 +43,7 @@ async function openShared(url: string, create: boolean): Promise<SharedCrawlDb> 
     await store.close();
   }
   try {
-    return await SharedCrawlDb.open(url, redactLocation(url), { create });
+    return withStoreFailures(await SharedCrawlDb.open(url, redactLocation(url), { create }), redactLocation(url));
   } catch (error) {
     throw new StoreError(redactLocation(url), `cannot open the store: ${(error as Error).message}`);
   }

@@ -21,6 +21,8 @@ import { OptionError, WgaError, ExitCode } from '../errors.js';
 import type { CrawlLock, Store, StoredCrawl } from '../store/store.js';
 import { CRAWL_STATE, GRAPH_LINK_KINDS, parseOpicState } from '../store/store.js';
 import { PendingBatch, storeId } from './checkpoint.js';
+import { StoreFailureError, storeFailure } from '../store/store-failure.js';
+import { settleWithin } from '../util/settle.js';
 import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
@@ -107,7 +109,15 @@ export interface CrawlOptions {
    * most important first, with the pages found on the way, then stop: one pass of --refresh.
    */
   recrawl?: boolean;
+  /** A warning while the crawl goes on (the store not answering, then answering again). */
+  onNotice?: (message: string) => void;
 }
+
+/** Milliseconds as seconds for a message: 1.5, 12. */
+const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
+
+/** Longest wait for the crawl lock's release at the end of a crawl, ms. */
+const RELEASE_WAIT_MS = 5000;
 
 function memoryNow(): CrawlReport['memory'] {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -272,7 +282,9 @@ export class Crawler extends PagePipeline {
       await this.closePipeline();
       await this.live?.close().catch(() => undefined);
       if (this.writing !== null) await this.writing.catch(() => undefined);
-      await this.store.releaseCrawlLock(this.lock.owner).catch(() => undefined);
+      // A store that stopped answering keeps the lock (a later crawl sees its process gone); the
+      // release is not waited on for longer than a few seconds.
+      await settleWithin(this.store.releaseCrawlLock(this.lock.owner), RELEASE_WAIT_MS);
     }
   }
 
@@ -453,13 +465,51 @@ export class Crawler extends PagePipeline {
       [CRAWL_STATE.sessions]: JSON.stringify(this.sessions),
       ...this.liveState(),
     });
-    this.writing = this.store
-      .writeCrawlBatch(batch)
+    this.writing = this.writeBatch(batch)
       .catch((error: unknown) => this.fail(error as Error))
       .finally(() => {
         this.writing = null;
       });
     await this.writing;
+  }
+
+  /** When the store last took a checkpoint (ms since the epoch; 0: none yet in this process). */
+  private lastWritten = 0;
+
+  /**
+   * Writes a checkpoint's batch. A failure that may pass (a lost connection, a server restarting or
+   * paused, a locked file: store-failure.ts) is tried again with backoff for `storeRetryMs` while the
+   * crawl goes on fetching; then, or at once for any other failure, the crawl stops with one line
+   * saying what happened and how to go on. Sending a batch again is safe: PostgreSQL writes it once
+   * (writeCrawlBatch), and a failed SQLite transaction wrote nothing.
+   */
+  private async writeBatch(batch: Parameters<Store['writeCrawlBatch']>[0]): Promise<void> {
+    const started = Date.now();
+    let delayMs = 250;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.writeCrawlBatch(batch);
+        if (attempt > 1) this.options.onNotice?.(`${this.store.location}: the store answers again after ${seconds(Date.now() - started)} s; the crawl goes on`);
+        this.lastWritten = Date.now();
+        return;
+      } catch (error) {
+        const failure = storeFailure(error);
+        if (failure === null) throw error;
+        const waited = Date.now() - started;
+        if (!failure.transient || waited + delayMs > this.settings.storeRetryMs) {
+          const kept = this.lastWritten === 0 ? 'its last checkpoint' : `its last checkpoint (${new Date(this.lastWritten).toISOString()})`;
+          const tried = failure.transient && this.settings.storeRetryMs > 0 ? `; tried again for ${seconds(waited)} s` : '';
+          throw new StoreFailureError(
+            this.store.location,
+            { transient: failure.transient, text: `${failure.text}${tried}. The crawl stopped; the store keeps it up to ${kept}: continue with wga crawl --resume --db ${this.store.location}` },
+            failure.transient ? ExitCode.unavailable : ExitCode.input,
+          );
+        }
+        if (attempt === 1) this.options.onNotice?.(`${this.store.location}: the store did not take a checkpoint: ${failure.text}; trying again for up to ${seconds(this.settings.storeRetryMs)} s`);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        delayMs = Math.min(2 * delayMs, 10_000);
+      }
+    }
   }
 
   // ---- live PageRank ---------------------------------------------------------

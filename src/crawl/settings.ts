@@ -79,6 +79,12 @@ export interface CrawlSettings {
   warcDir: string | null;
   /** A WARC file is closed and the next one started at this size, bytes: 1 GB. */
   warcMaxBytes: number;
+  /**
+   * How long a checkpoint that the store did not take (a lost connection, a server restarting or
+   * paused, a locked file) is tried again, with backoff, before the crawl stops, ms: 120,000.
+   * 0: stop at the first failure.
+   */
+  storeRetryMs: number;
 }
 
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
@@ -131,6 +137,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   respectNofollow: false,
   warcDir: null,
   warcMaxBytes: 1_000_000_000,
+  storeRetryMs: 120_000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -167,6 +174,7 @@ function checkSettings(s: CrawlSettings): void {
   integer('--max-sitemaps', s.maxSitemaps, 0);
   integer('--max-sitemap-entries', s.maxSitemapEntries, 1);
   integer('--warc-size', s.warcMaxBytes, 1_000_000);
+  integer('--store-retry', s.storeRetryMs, 0);
   if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);

@@ -21,7 +21,10 @@
  * once).
  */
 import { hostname as machineName } from 'node:os';
-import { OptionError } from '../errors.js';
+import { ExitCode, OptionError } from '../errors.js';
+import { StoreError } from '../store/store.js';
+import { StoreFailureError, storeFailure } from '../store/store-failure.js';
+import { settleWithin } from '../util/settle.js';
 import { type NewSharedPage, type SharedCheckpoint, type SharedCrawlDb, type SharedJob, type SharedPageRow, LostLeaseError, partitionOf } from '../store/shared-crawl-db.js';
 import { openWarc } from '../formats/warc-writer.js';
 import { HTML_TYPES } from './fetcher.js';
@@ -245,14 +248,32 @@ export class SharedCrawler extends PagePipeline {
       const run = this.job.status === 'done' ? await this.db.saveRun(this.startedAt, this.settings.damping) : null;
       return this.report(run, (this.stopping ?? 'done') as SharedReport['stoppedBy']);
     } catch (error) {
-      if (!(error instanceof LostLeaseError)) await this.db.markInstance(this.id, 'failed').catch(() => undefined);
-      throw error;
+      // A store that stopped answering is not waited on to hear that this instance failed.
+      if (!(error instanceof LostLeaseError)) await settleWithin(this.db.markInstance(this.id, 'failed'), 5000);
+      throw this.storeFailureOf(error);
     } finally {
       for (const timer of timers) clearInterval(timer);
       this.options.signal?.removeEventListener('abort', abort);
       await this.closePipeline();
       if (this.writing !== null) await this.writing.catch(() => undefined);
     }
+  }
+
+  /**
+   * A database failure as one line saying how to go on. A shared checkpoint is not sent again: its
+   * transaction assigns ids and moves cash, and one whose answer was lost may have committed. The
+   * instance leaves instead; what it fetched since its last checkpoint is fetched again by whoever
+   * holds its partitions next.
+   */
+  private storeFailureOf(error: unknown): unknown {
+    if (error instanceof StoreError && !(error instanceof StoreFailureError)) return error;
+    const failure = storeFailure(error);
+    if (failure === null) return error;
+    const location = this.db.location;
+    const text =
+      `${failure.text}. This instance stopped; the store keeps the crawl up to its last checkpoint. ` +
+      `When the store answers, join again: wga crawl --join --db ${location} (its partitions pass to other instances after the lease, ${(this.job.leaseMs / 1000).toFixed(0)} s)`;
+    return new StoreFailureError(location, { transient: failure.transient, text }, failure.transient ? ExitCode.unavailable : ExitCode.input);
   }
 
   private poke(): void {

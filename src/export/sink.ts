@@ -2,8 +2,10 @@
  * A file written in pieces: text is gathered into blocks of about 256 KiB and
  * handed to a write stream, waiting for it to drain when its buffer is full,
  * so an export of any size holds one block at a time, never the whole output.
+ * The file is written as PATH.partial and renamed PATH when closed: an export
+ * that is killed or fails leaves no file that looks whole (and an older PATH as it was).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { FileNotFoundError } from '../errors.js';
 
@@ -15,8 +17,12 @@ export class FileSink {
   private pendingLength = 0;
   private failure: Error | null = null;
 
+  /** Where the bytes go until the file is closed. */
+  readonly partialPath: string;
+
   constructor(readonly path: string) {
-    this.stream = createWriteStream(path);
+    this.partialPath = `${path}.partial`;
+    this.stream = createWriteStream(this.partialPath);
     this.stream.on('error', (error) => (this.failure ??= error));
   }
 
@@ -54,15 +60,17 @@ export class FileSink {
     this.stream.end();
     try {
       await once(this.stream, 'finish');
+      renameSync(this.partialPath, this.path);
     } catch (error) {
       throw this.wrap(error as Error);
     }
     return this.stream.bytesWritten;
   }
 
-  /** Abandons the file (after an error elsewhere). */
+  /** Abandons the file (after an error elsewhere): nothing is left at PATH or PATH.partial. */
   destroy(): void {
     this.stream.destroy();
+    rmSync(this.partialPath, { force: true });
   }
 
   private async send(bytes: Uint8Array): Promise<void> {

@@ -17,7 +17,7 @@
  * The two bit streams are drained to their files every few thousand lists,
  * waiting for each file stream to accept them (backpressure).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { AppContext } from '../app/context.js';
 import { FileNotFoundError, OptionError } from '../errors.js';
@@ -358,8 +358,11 @@ export async function writeWebGraph(
   const files = bvFiles(path);
   const encoder = new BvEncoder(rows, n, options);
   checkRows(rows, n);
-  const graphStream = createWriteStream(files.graph);
-  const offsetsStream = createWriteStream(files.offsets);
+  // Each file is written as FILE.partial and the three renamed at the end, .properties last: a
+  // writer killed or failing leaves no set that looks whole, and an older set as it was.
+  const partial = (file: string): string => `${file}.partial`;
+  const graphStream = createWriteStream(partial(files.graph));
+  const offsetsStream = createWriteStream(partial(files.offsets));
   const failures: Error[] = [];
   for (const stream of [graphStream, offsetsStream]) stream.on('error', (error) => failures.push(error));
   const batch = 1 << 14;
@@ -399,16 +402,18 @@ export async function writeWebGraph(
       bytes: { graph: graphStream.bytesWritten, offsets: offsetsStream.bytesWritten, properties: 0 },
     };
     const text = propertiesText(report, encoder);
-    const propertiesStream = createWriteStream(files.properties);
+    const propertiesStream = createWriteStream(partial(files.properties));
     propertiesStream.on('error', (error) => failures.push(error));
     await drain(propertiesStream, Buffer.from(text, 'latin1'));
     await close(propertiesStream);
     if (failures.length > 0) throw failures[0]!;
+    for (const file of [files.graph, files.offsets, files.properties]) renameSync(partial(file), file);
     report.bytes.properties = propertiesStream.bytesWritten;
     return report;
   } catch (error) {
     graphStream.destroy();
     offsetsStream.destroy();
+    for (const file of [files.graph, files.offsets, files.properties]) rmSync(partial(file), { force: true });
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && code.startsWith('E')) {
       const where = (error as NodeJS.ErrnoException).path ?? files.basename;

@@ -150,7 +150,7 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
   live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
-  maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag',
+  maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag', storeRetry: 'value',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {

@@ -4,6 +4,7 @@
  */
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
+import { withStoreFailures } from './store-failure.js';
 
 export function isPostgresUrl(spec: string): boolean {
   return /^postgres(ql)?:\/\//i.test(spec);
@@ -25,10 +26,11 @@ export function redactLocation(spec: string): string {
   }
 }
 
+/** The store `spec` names; its database failures reach callers as one-line StoreFailureErrors. */
 export async function openStore(spec: string, options: { create?: boolean } = {}): Promise<Store> {
   if (isPostgresUrl(spec)) {
     const { PostgresStore } = await import('./postgres.js');
-    return PostgresStore.open(spec);
+    return withStoreFailures(await PostgresStore.open(spec), redactLocation(spec));
   }
-  return SqliteStore.open(spec, options);
+  return withStoreFailures(SqliteStore.open(spec, options), spec);
 }

@@ -5,7 +5,7 @@
  * with libpq's `connect_timeout` (seconds) and pg's `query_timeout` / `statement_timeout`
  * (milliseconds); `keepalives=0` turns keepalives off.
  */
-import type pg from 'pg';
+import pg from 'pg';
 
 /** Seconds to wait for a connection (libpq's connect_timeout). */
 export const DEFAULT_CONNECT_TIMEOUT_S = 10;
@@ -57,4 +57,16 @@ export function submitCopy<T extends pg.Submittable>(client: pg.ClientBase, stre
   } finally {
     if (parameters) parameters.query_timeout = saved;
   }
+}
+
+/**
+ * A pool whose clients never crash the process: pg emits 'error' on a client whose connection
+ * breaks, and pg-pool listens only while the client is idle. A client checked out (inside a
+ * transaction) would throw it as an uncaught exception; its queries get the error anyway.
+ */
+export function newPool(url: string, extra: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(pgConfig(url, extra));
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }

@@ -6,7 +6,8 @@
  * `COPY ... TO STDOUT` text and parses its bytes, without an object per row.
  */
 import { pipeline } from 'node:stream/promises';
-import { pgConfig, submitCopy } from './pg-config.js';
+import { newPool, submitCopy } from './pg-config.js';
+import { storeFailure } from './store-failure.js';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -133,8 +134,7 @@ export class PostgresStore implements Store {
 
   static async open(url: string): Promise<PostgresStore> {
     const location = redactLocation(url);
-    const pool = new pg.Pool(pgConfig(url, { max: 4 }));
-    pool.on('error', () => undefined);
+    const pool = newPool(url, { max: 4 });
     const store = new PostgresStore(location, pool);
     try {
       await store.migrate();
@@ -554,6 +554,15 @@ export class PostgresStore implements Store {
     // Whole columns as array parameters through unnest: one statement per kind of row.
     const column = <T, U>(rows: readonly T[], pick: (row: T) => U): U[] => rows.map(pick);
     await this.transaction(async (client) => {
+      // A batch is written once even when it is sent again: a crawl retrying after a lost connection
+      // cannot tell a write that failed from one whose answer was lost. The progress entry is unique
+      // to each batch; locking it first serializes a retry behind an attempt still in flight.
+      const progress = batch.state[CRAWL_STATE.progress];
+      if (progress !== undefined) {
+        await client.query("INSERT INTO crawl_state (key, value) VALUES ($1, '') ON CONFLICT (key) DO NOTHING", [CRAWL_STATE.progress]);
+        const held = await client.query<{ value: string }>('SELECT value FROM crawl_state WHERE key = $1 FOR UPDATE', [CRAWL_STATE.progress]);
+        if (held.rows[0]?.value === progress) return;
+      }
       const pages = batch.pages;
       if (pages.length > 0) {
         await client.query(
@@ -829,15 +838,24 @@ export async function recordFetches(
 /** Runs `work` on one pooled client inside BEGIN ... COMMIT, rolled back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    if (storeFailure(error)?.transient === true) {
+      // A lost or unanswering connection: a ROLLBACK would wait behind the unanswered statement.
+      // The connection is destroyed instead; the server rolls back a transaction whose client left.
+      broken = error as Error;
+    } else {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError as Error;
+      });
+    }
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }

@@ -47,7 +47,7 @@
  * fails its checkpoint: nothing it did since is kept.
  */
 import pg from 'pg';
-import { pgConfig } from './pg-config.js';
+import { newPool } from './pg-config.js';
 import { inTransaction, linkColumns } from './postgres.js';
 import type { FetchRecord, NewLink, PageRole } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
@@ -291,8 +291,7 @@ export class SharedCrawlDb {
    * does, when a crawl is created). Joining needs only data rights on them.
    */
   static async open(url: string, location: string, options: { create?: boolean } = {}): Promise<SharedCrawlDb> {
-    const pool = new pg.Pool(pgConfig(url, { max: 2 }));
-    pool.on('error', () => undefined);
+    const pool = newPool(url, { max: 2 });
     const db = new SharedCrawlDb(location, pool);
     // DDL locks the pages table: never while instances are checkpointing, so only when something is missing:
     // a new store (its owner creates the crawl), or one whose shared tables an older wga made.

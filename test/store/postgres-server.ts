@@ -5,7 +5,7 @@
  * at the end. Each test store gets a database of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,14 @@ export interface TestServer {
   url(database: string): string;
   createDatabase(): Promise<string>;
   stop(): void;
+  /** Stops the server (its data kept): `fast` ends the sessions cleanly, `immediate` as a crash would. */
+  halt(mode?: 'fast' | 'immediate'): void;
+  /** Starts it again on the same port after halt(). */
+  restart(): void;
+  /** Freezes every process of the server (SIGSTOP): it accepts connections and answers nothing. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
 }
 
 /** The newest installed PostgreSQL's bin directory (Debian layout), or null. */
@@ -53,13 +61,15 @@ export async function startTestServer(): Promise<TestServer | string> {
       ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
       : execFileSync(join(bin, command), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   let port: number;
+  let start = (): unknown => undefined;
   try {
     if (asRoot) {
       chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
     }
     port = await freePort();
     asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    asPostgres('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+    start = () => asPostgres('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+    start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     const stderr = (error as { stderr?: string }).stderr;
@@ -68,6 +78,12 @@ export async function startTestServer(): Promise<TestServer | string> {
   }
   let next = 0;
   const url = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  // The postmaster (first line of postmaster.pid) and every backend it started.
+  const signalServer = (signal: NodeJS.Signals): void => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter((line) => line !== '').map(Number);
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+  };
   return {
     url,
     createDatabase: async () => {
@@ -78,6 +94,14 @@ export async function startTestServer(): Promise<TestServer | string> {
       await admin.end();
       return url(name);
     },
+    halt: (mode = 'fast') => {
+      asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+    },
+    restart: () => {
+      start();
+    },
+    pause: () => signalServer('SIGSTOP'),
+    resume: () => signalServer('SIGCONT'),
     stop: () => {
       try {
         asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

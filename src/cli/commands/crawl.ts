@@ -78,6 +78,7 @@ export function registerCrawl(program: Command): void {
     .option('--warc <dir>', 'write every request and answer to WARC/1.1 files in this directory')
     .option('--warc-size <bytes>', 'start a new WARC file past this size (default: 1000000000)')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
+    .option('--store-retry <seconds>', 'when the store stops answering, try a checkpoint again this long before stopping (default: 120)')
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--json', 'print one JSON document at the end')
@@ -112,6 +113,7 @@ export function registerCrawl(program: Command): void {
           { ...options, progressMs: tty ? 500 : 5000 },
           {
             signal: controller.signal,
+            onNotice: (message) => process.stderr.write(`${process.stderr.isTTY === true ? '\r\x1b[K' : ''}wga: ${message}\n`),
             ...(options.quiet === true
               ? {}
               : {
