@@ -258,7 +258,7 @@ export async function storedCrawlStatus(
   counts: (checkpoint: string) => Promise<StoreCounts> = () => store.counts(),
 ): Promise<StoredCrawlStatus> {
   const state = await store.crawlState();
-  const [storeCounts, top, live] = await Promise.all([counts(state[CRAWL_STATE.progress] ?? ''), store.liveOpicTop(k), k > 0 ? liveTopIfAny(store, { limit: k }) : null]);
+  const [storeCounts, top, live] = await Promise.all([counts(`${state[CRAWL_STATE.progress] ?? ''}|${state[CRAWL_STATE.dataVersion] ?? ''}`), store.liveOpicTop(k), k > 0 ? liveTopIfAny(store, { limit: k }) : null]);
   const lock = state[CRAWL_STATE.lock] === undefined ? null : (JSON.parse(state[CRAWL_STATE.lock]!) as CrawlLock);
   const progress = state[CRAWL_STATE.progress] === undefined ? null : (JSON.parse(state[CRAWL_STATE.progress]!) as { fetches: number; updatedAt: number });
   const opic = parseOpicState(state[CRAWL_STATE.opic]);

@@ -12,6 +12,9 @@ export class BarrierAbortedError extends Error {
   }
 }
 
+/** No thread arrived for too long: one of them is stuck or gone. */
+export class BarrierTimeoutError extends Error {}
+
 export function createBarrierState(): Int32Array {
   return new Int32Array(new SharedArrayBuffer(4 * BARRIER_SLOTS));
 }
@@ -32,7 +35,7 @@ export function barrierWait(state: Int32Array, parties: number, timeoutMs = 120_
     Atomics.wait(state, 1, generation, 100);
     if (Date.now() > deadline) {
       Atomics.store(state, 2, 1);
-      throw new Error(`barrier: no progress for ${timeoutMs} ms`);
+      throw new BarrierTimeoutError(`barrier: no progress for ${timeoutMs} ms`);
     }
   }
 }

@@ -8,7 +8,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { abortBarrier, barrierWait, createBarrierState } from './barrier.js';
+import { BarrierAbortedError, BarrierTimeoutError, abortBarrier, barrierWait, createBarrierState } from './barrier.js';
+import { FAILURE_BYTES } from './failure.js';
+import { WgaError } from '../errors.js';
 
 /** What a task receives: its shared data, which thread it is, and how many there are. */
 export interface TaskContext<T> {
@@ -19,7 +21,13 @@ export interface TaskContext<T> {
   barrier: Int32Array;
 }
 
-const workers: Worker[] = [];
+interface PooledWorker {
+  worker: Worker;
+  /** Set to 1 by the worker thread when it ends (worker.ts); read here without waiting for events. */
+  exited: Int32Array;
+}
+
+const workers: PooledWorker[] = [];
 
 /** Threads to use by default: the machine's cores, at most 8. */
 export function defaultThreads(): number {
@@ -27,12 +35,26 @@ export function defaultThreads(): number {
 }
 
 function ensureWorkers(count: number): Worker[] {
-  while (workers.length < count) {
-    const worker = new Worker(new URL('./worker.js', import.meta.url));
-    worker.unref();
-    workers.push(worker);
+  // A worker that ended (an error, process.exit, out of memory) is replaced before it is given work.
+  for (let i = workers.length - 1; i >= 0; i--) {
+    if (Atomics.load(workers[i]!.exited, 0) !== 0) workers.splice(i, 1);
   }
-  return workers.slice(0, count);
+  while (workers.length < count) {
+    const exited = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { exited } });
+    const pooled: PooledWorker = { worker, exited };
+    // Its error is reported by the task that fails with it (worker.ts); the pool only forgets the worker.
+    const forget = (): void => {
+      Atomics.store(exited, 0, 1);
+      const index = workers.indexOf(pooled);
+      if (index >= 0) workers.splice(index, 1);
+    };
+    worker.on('error', forget);
+    worker.on('exit', forget);
+    worker.unref();
+    workers.push(pooled);
+  }
+  return workers.slice(0, count).map((w) => w.worker);
 }
 
 /** Starts the workers ahead of need, so their start-up overlaps other work. */
@@ -61,26 +83,42 @@ export function runParallel<T extends object>(
   const failure = new Uint8Array(new SharedArrayBuffer(FAILURE_BYTES));
   const pool = ensureWorkers(threads - 1);
   pool.forEach((worker, i) => worker.postMessage({ name, data, thread: i + 1, threads, barrier, done, failure }));
+  let localError: unknown = null;
   try {
     local({ data, thread: 0, threads, barrier });
   } catch (error) {
     abortBarrier(barrier);
-    throw error;
+    // Stopped because a worker failed: that worker's cause is the one to report, below.
+    if (error instanceof BarrierTimeoutError) {
+      localError = new ParallelTaskError(name, `stopped: a worker thread did not reach the barrier for ${error.message.replace(/^barrier: no progress for /, '')} (one may have run out of memory); try fewer --threads`);
+    } else if (!(error instanceof BarrierAbortedError)) localError = error;
   }
-  const deadline = Date.now() + 120_000;
+  // Bounded: a worker that dies without running any code (out of memory) cannot report.
+  const deadline = Date.now() + WORKER_WAIT_MS;
   while (Atomics.load(done, 0) < threads - 1) {
     const seen = Atomics.load(done, 0);
     Atomics.wait(done, 0, seen, 100);
-    if (Date.now() > deadline) throw new Error(`parallel task '${name}': workers did not finish`);
+    if (Date.now() > deadline) {
+      abortBarrier(barrier);
+      throw new ParallelTaskError(name, `worker threads did not finish within ${WORKER_WAIT_MS / 1000} s (one may have run out of memory); try fewer --threads`);
+    }
   }
+  if (localError !== null) throw localError;
   const failed = Atomics.load(done, 1);
   if (failed !== 0) {
     const message = Buffer.from(failure.slice(0, failed)).toString('utf8');
-    throw new Error(`parallel task '${name}' failed in a worker thread: ${message}`);
+    throw new ParallelTaskError(name, `failed in a worker thread: ${message}`);
   }
 }
 
-/** Room for a worker's error message. */
-export const FAILURE_BYTES = 2048;
+/** Longest wait for the workers once the calling thread's share is done, ms. */
+const WORKER_WAIT_MS = 120_000;
+
+/** A parallel computation that failed in a worker thread: one line naming the task and the cause. */
+export class ParallelTaskError extends WgaError {
+  constructor(task: string, problem: string) {
+    super(`parallel task '${task}' ${problem}`, 70);
+  }
+}
 
 export { barrierWait };

@@ -8,12 +8,28 @@ import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.j
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
+import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
 
 /** A kernel of any data type (`never` accepts them all: the name decides the type). */
 export type ParallelKernel = (context: TaskContext<never>) => void;
 
+/**
+ * The pool's self-test (test/parallel): every thread marks its slot in `marks`; with `fail` set,
+ * thread 1 fails that way (an error thrown, or its thread ended by process.exit) while the others
+ * wait for it at a barrier.
+ */
+export function poolSelfTest(context: TaskContext<{ marks: Int32Array; fail: 'throw' | 'exit' | 'none' }>): void {
+  const { data, thread, threads, barrier } = context;
+  Atomics.store(data.marks, thread, thread + 1);
+  barrierWait(barrier, threads);
+  if (thread === 1 && data.fail === 'throw') throw new Error('failing on purpose');
+  if (thread === 1 && data.fail === 'exit') process.exit(7);
+  barrierWait(barrier, threads);
+}
+
 export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
+  'pool-self-test': poolSelfTest,
   'pagerank-component-sweeps': sweepLargeComponent,
   'pagerank-google-step': googleStepThread,
   'pagerank-power': powerIterationThread,

@@ -1,10 +1,15 @@
 /**
  * Entry point of a pooled worker thread: runs the task a message names with
  * the shared data it carries, then counts itself done. See pool.ts.
+ *
+ * A worker that ends in the middle of a task (process.exit in a kernel, an
+ * error thrown outside the task's call) still reports through the shared
+ * memory the other threads watch, from its 'exit' handler: they stop waiting
+ * and the command fails with the cause instead of hanging.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { abortBarrier } from './barrier.js';
-import { FAILURE_BYTES } from './pool.js';
+import { FAILURE_BYTES, failureText } from './failure.js';
 import { PARALLEL_TASKS } from './tasks.js';
 
 interface TaskMessage {
@@ -17,19 +22,44 @@ interface TaskMessage {
   failure: Uint8Array;
 }
 
+/** Set to 1 by this thread when it ends: the pool replaces it before its next task (pool.ts). */
+const exited = (workerData as { exited?: Int32Array } | undefined)?.exited;
+let current: TaskMessage | null = null;
+
+function fail(message: TaskMessage, text: string): void {
+  abortBarrier(message.barrier);
+  if (Atomics.load(message.done, 1) !== 0) return;
+  const bytes = Buffer.from(text).subarray(0, FAILURE_BYTES);
+  message.failure.set(bytes);
+  Atomics.store(message.done, 1, Math.max(1, bytes.length));
+}
+
+function finish(message: TaskMessage): void {
+  Atomics.add(message.done, 0, 1);
+  Atomics.notify(message.done, 0);
+}
+
+process.on('exit', (code) => {
+  if (exited !== undefined) Atomics.store(exited, 0, 1);
+  if (current === null) return;
+  fail(current, `a worker thread ended in the middle of the task (exit code ${code})`);
+  finish(current);
+  current = null;
+});
+
 parentPort?.on('message', (message: TaskMessage) => {
-  const { name, data, thread, threads, barrier, done, failure } = message;
+  const { name, data, thread, threads, barrier } = message;
+  current = message;
   try {
     const task = PARALLEL_TASKS[name];
     if (task === undefined) throw new Error(`unknown parallel task '${name}'`);
     task({ data: data as never, thread, threads, barrier });
   } catch (error) {
-    abortBarrier(barrier);
-    const text = Buffer.from(String((error as Error).stack ?? error)).subarray(0, FAILURE_BYTES);
-    failure.set(text);
-    Atomics.store(done, 1, Math.max(1, text.length));
+    fail(message, failureText(error));
   } finally {
-    Atomics.add(done, 0, 1);
-    Atomics.notify(done, 0);
+    if (current === message) {
+      current = null;
+      finish(message);
+    }
   }
 });

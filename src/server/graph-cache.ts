@@ -2,7 +2,8 @@
  * The server keeps the store's graph loaded, with the analyses already answered, so that the
  * GUI's views answer in milliseconds instead of reloading the graph per request. The cache is
  * keyed by a stamp of the store's content: this server's own changes (import, reset, a crawl it
- * runs) and the crawl state's last checkpoint (a crawl by another process). While a crawl runs,
+ * runs), the crawl state's last checkpoint (a crawl by another process) and the store's data
+ * version (an import, reset or run of another process: CRAWL_STATE.dataVersion). While a crawl runs,
  * the graph is reloaded at most every RELOAD_MS, so analyses lag the crawl by a few seconds.
  */
 import type { GraphSource } from '../app/graph-source.js';
@@ -46,7 +47,7 @@ export class GraphCache {
   /**
    * The store's counts (pages, links, fetched, ..., runs), read again when the store changed:
    * counting 3 million links takes the better part of a second, too long for every status tick.
-   * `checkpoint` is the crawl state's progress entry when the caller has just read it (the crawl
+   * `checkpoint` is the crawl state's progress entry and data version when the caller has just read them (the crawl
    * status does, so that its counts belong to the same checkpoint as its running flag).
    */
   async counts(checkpoint?: string): Promise<StoreCounts> {
@@ -73,7 +74,8 @@ export class GraphCache {
       const generation = this.generation;
       this.stampRead = {
         at: now,
-        value: this.store.crawlState().then((state) => `${generation}|${state[CRAWL_STATE.progress] ?? ''}`),
+        // Another process's crawl moves the progress entry; its import, reset or run the data version.
+        value: this.store.crawlState().then((state) => `${generation}|${state[CRAWL_STATE.progress] ?? ''}|${state[CRAWL_STATE.dataVersion] ?? ''}`),
       };
     }
     return this.stampRead.value;

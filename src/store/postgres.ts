@@ -47,6 +47,7 @@ import {
 import { LINK_KIND_CODES, LINK_KIND_NAMES, POSTGRES_MIGRATIONS } from './schema.js';
 import {
   CRAWL_STATE,
+  newDataVersion,
   type CrawlBatch,
   type CrawlLock,
   type FetchRecord,
@@ -175,6 +176,7 @@ export class PostgresStore implements Store {
     const report = await this.transaction(async (client) => {
       // Nobody else writes while we import: the store is checked empty, or merged into, consistently.
       await client.query('LOCK TABLE pages, links IN SHARE ROW EXCLUSIVE MODE');
+      await bumpDataVersion(client);
       const empty = (await client.query('SELECT 1 FROM pages LIMIT 1')).rowCount === 0;
       if (empty && new Set(keys.map((k) => k.key)).size === keys.length) return this.importIntoEmpty(client, graph, keys, code);
       return this.importMerging(client, graph, keys, code);
@@ -482,6 +484,7 @@ export class PostgresStore implements Store {
 
   async saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number> {
     return this.transaction(async (client) => {
+      await bumpDataVersion(client);
       const { rows } = await client.query<{ id: number }>(
         `INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -540,13 +543,17 @@ export class PostgresStore implements Store {
 
   async deleteRun(run: number): Promise<boolean> {
     return this.transaction(async (client) => {
+      await bumpDataVersion(client);
       await client.query('DELETE FROM scores WHERE run = $1', [run]);
       return ((await client.query('DELETE FROM runs WHERE id = $1', [run])).rowCount ?? 0) > 0;
     });
   }
 
   async reset(): Promise<void> {
-    await this.pool.query('TRUNCATE scores, runs, link_changes, visits, links, pages, crawl_state RESTART IDENTITY');
+    await this.transaction(async (client) => {
+      await client.query('TRUNCATE scores, runs, link_changes, visits, links, pages, crawl_state RESTART IDENTITY');
+      await bumpDataVersion(client);
+    });
   }
 
   async writeCrawlBatch(batch: CrawlBatch): Promise<void> {
@@ -836,6 +843,14 @@ export async function recordFetches(
 }
 
 /** Runs `work` on one pooled client inside BEGIN ... COMMIT, rolled back when it throws. */
+/** Marks the store changed (CRAWL_STATE.dataVersion), inside the writing transaction. */
+async function bumpDataVersion(client: pg.PoolClient): Promise<void> {
+  await client.query('INSERT INTO crawl_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+    CRAWL_STATE.dataVersion,
+    newDataVersion(),
+  ]);
+}
+
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;

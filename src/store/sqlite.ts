@@ -41,6 +41,7 @@ import {
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import {
   CRAWL_STATE,
+  newDataVersion,
   type CrawlBatch,
   type CrawlLock,
   type FetchRecord,
@@ -142,6 +143,7 @@ export class SqliteStore implements Store {
     });
     const report = this.db
       .transaction(() => {
+        this.bumpDataVersion();
         // Into an empty store, page v gets id v + 1 without a lookup; the index by target is
         // cheaper built once at the end than kept up to date through millions of inserts.
         const empty = this.db.prepare('SELECT 1 FROM pages LIMIT 1').get() === undefined;
@@ -366,6 +368,7 @@ export class SqliteStore implements Store {
     const insertScore = this.db.prepare('INSERT INTO scores (run, page, value) VALUES (?, ?, ?)');
     return this.db
       .transaction(() => {
+        this.bumpDataVersion();
         const converged = run.converged === null ? null : run.converged ? 1 : 0;
         const id = Number(
           insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pageIds.length)
@@ -414,6 +417,7 @@ export class SqliteStore implements Store {
     return this.db
       .transaction(() => {
         this.db.prepare('DELETE FROM scores WHERE run = ?').run(run);
+        this.bumpDataVersion();
         return this.db.prepare('DELETE FROM runs WHERE id = ?').run(run).changes > 0;
       })
       .immediate();
@@ -423,8 +427,16 @@ export class SqliteStore implements Store {
     this.db
       .transaction(() => {
         for (const table of ['scores', 'runs', 'link_changes', 'visits', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
+        this.bumpDataVersion();
       })
       .immediate();
+  }
+
+  /** Marks the store changed (CRAWL_STATE.dataVersion); called inside the writing transaction. */
+  private bumpDataVersion(): void {
+    this.db
+      .prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(CRAWL_STATE.dataVersion, newDataVersion());
   }
 
   private crawlStatements: ReturnType<SqliteStore['prepareCrawlStatements']> | null = null;

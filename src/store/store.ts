@@ -358,7 +358,17 @@ export const CRAWL_STATE = {
   liveRank: 'live_rank',
   /** The crawl's sessions: a JSON array of { started, finished } times (finished null while one runs). */
   sessions: 'sessions',
+  /**
+   * Changed by every write outside a crawl (import, reset, a run saved or deleted), in its
+   * transaction: with the crawl's progress, what tells a server that another process changed the store.
+   */
+  dataVersion: 'data_version',
 } as const;
+
+/** A value for CRAWL_STATE.dataVersion no earlier write has used. */
+export function newDataVersion(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
 
 /** OPIC's global state as crawl_state stores it. */
 export function parseOpicState(text: string | undefined): OpicGlobalState | null {

@@ -57,6 +57,9 @@ function killWhen(args: string[], ready: () => boolean): Promise<{ code: number 
   });
 }
 
+/** Pages of the big graph (8 links each, about 1.2 million links). */
+const PAGES = 150_000;
+
 const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 describe('killed in the middle (SIGKILL)', () => {
@@ -64,23 +67,24 @@ describe('killed in the middle (SIGKILL)', () => {
   const small = join(dir.path, 'small.tsv');
   let links = 0;
 
-  it('import: the store keeps what it held before; importing again gives the store a clean import gives', { timeout: 300_000 }, async () => {
-    links = writeBigEdgeList(edges, 150_000, 8);
+  it('import: the store keeps what it held before; importing again gives the store a clean import gives', { timeout: 300_000 }, async (t) => {
+    links = writeBigEdgeList(edges, PAGES, 8);
     writeFileSync(small, 'http://a.example/\thttp://b.example/\nhttp://b.example/\thttp://a.example/\n');
     const db = join(dir.path, 'killed.db');
     assert.equal((await runCli(['import', small, '--db', db])).code, 0);
-    // Killed once the import has written into the store's journal for a while.
+    // Killed once the import's transaction has written a first megabyte into the store's journal.
     const wal = `${db}-wal`;
-    let seenAt = 0;
-    const killed = await killWhen(['import', edges, '--db', db], () => {
-      if (existsSync(wal) && statSync(wal).size > 4 << 20) seenAt ||= Date.now();
-      return seenAt > 0 && Date.now() - seenAt > 100;
-    });
+    const killed = await killWhen(['import', edges, '--db', db], () => existsSync(wal) && statSync(wal).size > 1 << 20);
     assert.equal(killed.signal, 'SIGKILL', `the import ended by itself before it could be killed: ${killed.stderr}`);
     const stats = await runCli(['stats', '--db', db, '--json']);
     assert.equal(stats.code, 0, stats.stderr);
     const counts = JSON.parse(stats.stdout) as { nodes: number; edges: number };
-    assert.deepEqual([counts.nodes, counts.edges], [2, 2], 'the store holds what it held before the import');
+    // One transaction: the store holds what it held before, or (killed between the commit and the
+    // exit, on a slow machine) all of it; never a part.
+    const untouched = counts.nodes === 2 && counts.edges === 2;
+    const whole = counts.nodes === PAGES + 2 && counts.edges === links + 2;
+    assert.ok(untouched || whole, `the store holds ${counts.nodes} pages and ${counts.edges} links: a part of the import`);
+    t.diagnostic(untouched ? 'killed before the commit: the store is as before' : 'killed after the commit: the store holds the whole import');
     // Import again; the store equals one into which both files were imported undisturbed.
     const again = await runCli(['import', edges, '--db', db, '--json']);
     assert.equal(again.code, 0, again.stderr);
@@ -100,7 +104,9 @@ describe('killed in the middle (SIGKILL)', () => {
   });
 
   it('export: no file that looks whole, an earlier export untouched; exporting again gives the undisturbed export', { timeout: 300_000 }, async () => {
-    const db = join(dir.path, 'clean.db');
+    const db = join(dir.path, 'exported.db');
+    if (!existsSync(edges)) writeBigEdgeList(edges, PAGES, 8);
+    assert.equal((await runCli(['import', edges, '--db', db])).code, 0);
     const out = join(dir.path, 'graph.graphml');
     // An earlier, finished export of the same store.
     assert.equal((await runCli(['export', '--db', db, '--format', 'graphml', '--out', out])).code, 0);

@@ -390,6 +390,35 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       assert.deepEqual(untimed(stats), untimed(await cli(['stats', '--db', db])));
       assert.equal(stats['edges'], 23875);
     });
+
+    it("notices another process's reset, import and saved run (the store's data version)", { timeout: 120_000 }, async () => {
+      /** The server's answer once it differs from `before` (it reads the store's stamp at most once a second). */
+      const changed = async (path: string, before: string): Promise<Json> => {
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const body = (await get(path)).body;
+          if (JSON.stringify(body) !== before || Date.now() > deadline) return body;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      };
+      const statsBefore = JSON.stringify((await get('api/stats')).body);
+      assert.equal(JSON.parse(statsBefore).edges, 23875);
+      const reset = await runCli(['reset', '--db', db, '--yes']);
+      assert.equal(reset.code, 0, reset.stderr);
+      const afterReset = await changed('api/stats', statsBefore);
+      assert.equal(afterReset['nodes'], 0, 'the reset is seen');
+      const imported = await runCli(['import', edges, '--labels', urls, '--db', db]);
+      assert.equal(imported.code, 0, imported.stderr);
+      const afterImport = await changed('api/stats', JSON.stringify(afterReset));
+      assert.deepEqual(untimed(afterImport), untimed(await cli(['stats', '--db', db])), 'the import is seen');
+      const info = (await get('api/info')).body['counts'] as Json;
+      assert.equal(info['links'], 23875);
+      // A run saved, then deleted, by other processes: the counts follow.
+      const infoBefore = (await get('api/info')).body;
+      await cli(['rank', '--db', db, '--save']);
+      const withRun = (await changed('api/info', JSON.stringify(infoBefore)))['counts'] as Json;
+      assert.equal(withRun['runs'], ((infoBefore['counts'] as Json)['runs'] as number) + 1);
+    });
   });
 
   describe(`wga serve on ${name}: crawls watched live`, () => {
