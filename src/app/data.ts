@@ -51,7 +51,15 @@ export async function importGraph(store: Store, path: string, options: GraphFile
   context.signal?.throwIfAborted();
   context.onProgress?.({ phase: 'import', message: `writing ${loaded.graph.nodeCount.toLocaleString('en-US')} pages and ${loaded.graph.edgeCount.toLocaleString('en-US')} links to ${store.location}` });
   const merged = mergedLabels(loaded.graph.labels, loaded.graph.nodeCount);
-  const report = await store.importGraph(loaded.graph);
+  const started = performance.now();
+  const report = await store.importGraph(loaded.graph, undefined, (links, share) =>
+    context.onProgress?.({
+      phase: 'import',
+      message: `writing to ${store.location}: ${links.toLocaleString('en-US')} of ${loaded.graph.edgeCount.toLocaleString('en-US')} links (${(100 * (share ?? 0)).toFixed(0)}%), ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      done: links,
+      total: loaded.graph.edgeCount,
+    }),
+  );
   const counts = await store.counts();
   return { file: path, store: store.location, ...report, load: loaded.seconds, pages: counts.pages, links: counts.links, merged };
 }

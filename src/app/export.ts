@@ -25,6 +25,7 @@ import type { Graph } from '../graph/graph.js';
 import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import { LINK_KINDS, type LinkFilter, type Store, relOf } from '../store/store.js';
+import { loadProgress } from './graph-source.js';
 import type { AppContext } from './context.js';
 
 export type ExportFormat = 'gexf' | 'graphml' | 'parquet' | 'bv' | 'tsv';
@@ -78,7 +79,7 @@ export async function exportGraph(input: ExportInput, context: AppContext = {}):
     const pages = input.graph ?? null;
     const store = pages === null ? await openStore(input.db!, { create: false }) : null;
     try {
-      const graph = pages?.graph ?? (await store!.loadGraph(input.links ?? LINK_KINDS)).graph;
+      const graph = pages?.graph ?? (await store!.loadGraph(input.links ?? LINK_KINDS, loadProgress(store!, context))).graph;
       const hosts = hostGraph(graph, pages?.path ?? store!.location);
       const model = modelOfGraph(hosts.graph, 'host');
       model.attributes.push({ name: 'pages', type: 'integer', value: (h) => hosts.pages[h]! });
@@ -166,7 +167,7 @@ export async function modelOfStore(
   filter: Required<LinkFilter>,
   context: AppContext = {},
 ): Promise<{ export: ExportGraph; graph: Graph; pageIds: Float64Array }> {
-  const { graph, pageIds } = await store.loadGraph(filter);
+  const { graph, pageIds } = await store.loadGraph(filter, loadProgress(store, context));
   const kinds = filter.kinds;
   const n = graph.nodeCount;
   const host: string[] = new Array<string>(n).fill('');

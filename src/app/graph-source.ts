@@ -6,7 +6,7 @@ import { OptionError } from '../errors.js';
 import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
 import { hostGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
-import type { LinkFilter, NewRun, Store } from '../store/store.js';
+import type { LinkFilter, LoadProgress, NewRun, Store } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
 import { choiceOption, linkFilterOption } from './values.js';
 
@@ -64,9 +64,21 @@ export async function loadGraphFile(path: string, options: GraphFileOptions, con
 }
 
 /** The store's graph as a source (store page ids kept, to save runs): the links `filter` selects (default: the web graph's kinds). */
-export async function storeGraphSource(store: Store, filter?: Required<LinkFilter>): Promise<GraphSource> {
+/** Progress events ('load' phase) for a store's graph being read, or undefined when nobody listens. */
+export function loadProgress(store: Store, context: AppContext): LoadProgress | undefined {
+  if (context.onProgress === undefined) return undefined;
   const started = performance.now();
-  const { graph, pageIds } = await store.loadGraph(filter);
+  return (links, share) =>
+    context.onProgress!({
+      phase: 'load',
+      message: `reading the graph of ${store.location}: ${links.toLocaleString('en-US')} links${share === null ? '' : ` (${(100 * share).toFixed(0)}% of the pages)`}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      done: links,
+    });
+}
+
+export async function storeGraphSource(store: Store, filter?: Required<LinkFilter>, context: AppContext = quietContext): Promise<GraphSource> {
+  const started = performance.now();
+  const { graph, pageIds } = await store.loadGraph(filter, loadProgress(store, context));
   return {
     graph,
     format: 'store',
@@ -112,7 +124,7 @@ export async function withGraph<T>(
     const loaded = await loadGraphFile(path!, input.file ?? {}, context);
     return work({ ...loaded, store: null, pageIds: null });
   }
-  return withStore(db, async (store) => work(await storeGraphSource(store, filter)));
+  return withStore(db, async (store) => work(await storeGraphSource(store, filter, context)));
 }
 
 /**

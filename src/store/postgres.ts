@@ -54,6 +54,7 @@ import {
   type ImportReport,
   type LinkChangeRecord,
   type LinkFilter,
+  type LoadProgress,
   type LinkKind,
   type LinkPaging,
   type LinkRecord,
@@ -101,13 +102,14 @@ function pageKeys(graph: Graph, location: string): Array<{ key: string; host: st
   });
 }
 
-/** COPY FROM STDIN of `count` rows made by `row(i)`, sent in 64 KB blocks. */
-async function copyRows(client: pg.PoolClient, sql: string, count: number, row: (i: number) => string): Promise<void> {
+/** COPY FROM STDIN of `count` rows made by `row(i)`, sent in 64 KB blocks (`onProgress` hears each). */
+async function copyRows(client: pg.PoolClient, sql: string, count: number, row: (i: number) => string, onProgress?: LoadProgress): Promise<void> {
   async function* blocks(): AsyncGenerator<string> {
     let block = '';
     for (let i = 0; i < count; i++) {
       block += row(i);
       if (block.length > 1 << 16) {
+        onProgress?.(i + 1, (i + 1) / count);
         yield block;
         block = '';
       }
@@ -169,7 +171,7 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
-  async importGraph(graph: Graph, kind: LinkKind = 'anchor'): Promise<ImportReport> {
+  async importGraph(graph: Graph, kind: LinkKind = 'anchor', onProgress?: LoadProgress): Promise<ImportReport> {
     const started = performance.now();
     const code = LINK_KIND_CODES[kind];
     const keys = pageKeys(graph, this.location);
@@ -178,14 +180,14 @@ export class PostgresStore implements Store {
       await client.query('LOCK TABLE pages, links IN SHARE ROW EXCLUSIVE MODE');
       await bumpDataVersion(client);
       const empty = (await client.query('SELECT 1 FROM pages LIMIT 1')).rowCount === 0;
-      if (empty && new Set(keys.map((k) => k.key)).size === keys.length) return this.importIntoEmpty(client, graph, keys, code);
-      return this.importMerging(client, graph, keys, code);
+      if (empty && new Set(keys.map((k) => k.key)).size === keys.length) return this.importIntoEmpty(client, graph, keys, code, onProgress);
+      return this.importMerging(client, graph, keys, code, onProgress);
     });
     return { ...report, seconds: (performance.now() - started) / 1000 };
   }
 
   /** Empty store: page v gets id v + 1, and pages and links are copied straight into their tables. */
-  private async importIntoEmpty(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number) {
+  private async importIntoEmpty(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number, onProgress?: LoadProgress) {
     await client.query('ALTER TABLE links DROP CONSTRAINT links_source_fkey, DROP CONSTRAINT links_target_fkey');
     await client.query('ALTER TABLE links DROP CONSTRAINT links_pkey');
     await client.query('DROP INDEX links_target');
@@ -201,7 +203,7 @@ export class PostgresStore implements Store {
       while (e >= graph.outOffsets[u + 1]!) u++;
       return `${u + 1}	${graph.outTargets[e++]! + 1}	${code}	f
 `;
-    });
+    }, onProgress);
     // Indexes and constraints built once, from sorted data.
     await client.query('ALTER TABLE links ADD CONSTRAINT links_pkey PRIMARY KEY (source, target, kind)');
     await client.query('CREATE INDEX links_target ON links (target, source)');
@@ -210,7 +212,7 @@ export class PostgresStore implements Store {
   }
 
   /** Store with pages already: stage, merge pages by key, then links by the merged ids. */
-  private async importMerging(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number) {
+  private async importMerging(client: pg.PoolClient, graph: Graph, keys: Array<{ key: string; host: string }>, code: number, onProgress?: LoadProgress) {
     await client.query('CREATE TEMP TABLE import_pages (ord INTEGER PRIMARY KEY, url TEXT NOT NULL, url_key TEXT NOT NULL, host TEXT NOT NULL) ON COMMIT DROP');
     await client.query('CREATE TEMP TABLE import_links (source INTEGER NOT NULL, target INTEGER NOT NULL) ON COMMIT DROP');
     await copyRows(client, 'COPY import_pages (ord, url, url_key, host) FROM STDIN', graph.nodeCount, (v) => {
@@ -224,7 +226,7 @@ export class PostgresStore implements Store {
       while (e >= graph.outOffsets[u + 1]!) u++;
       return `${u}	${graph.outTargets[e++]}
 `;
-    });
+    }, onProgress);
     const pages = await client.query(
       `INSERT INTO pages (url, url_key, host)
        SELECT DISTINCT ON (url_key) url, url_key, host FROM import_pages ORDER BY url_key, ord
@@ -244,7 +246,7 @@ export class PostgresStore implements Store {
     return { pagesAdded: pages.rowCount ?? 0, linksAdded: links.rowCount ?? 0 };
   }
 
-  async loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph> {
+  async loadGraph(filter?: readonly LinkKind[] | LinkFilter, onProgress?: LoadProgress): Promise<StoredGraph> {
     const { kinds, withoutRel } = linkFilterOf(filter);
     const codes = kindCodes(kinds).join(', ');
     // Integers of ours (kind codes, rel bits), never text from outside.
@@ -265,9 +267,10 @@ export class PostgresStore implements Store {
       ids.forEach((id, v) => (dense[id] = v));
       const edges = new EdgeBuffer();
       // No ORDER BY: the graph builder sorts; a sort here would cost more than the copy.
-      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})${relCondition}) TO STDOUT`, (s, t) =>
-        edges.push(dense[s]!, dense[t]!),
-      );
+      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})${relCondition}) TO STDOUT`, (s, t) => {
+        edges.push(dense[s]!, dense[t]!);
+        if (onProgress !== undefined && edges.length % 1_000_000 === 0) onProgress(edges.length, null);
+      });
       await client.query('COMMIT');
       const { graph } = buildFromEdges(ids.length, edges, new TextLabels(urls));
       return { graph, pageIds: Float64Array.from(ids) };

@@ -48,6 +48,7 @@ import {
   type ImportReport,
   type LinkChangeRecord,
   type LinkFilter,
+  type LoadProgress,
   type LinkKind,
   type LinkPaging,
   type LinkRecord,
@@ -70,6 +71,9 @@ import {
 } from './store.js';
 
 const LINKS_TARGET_INDEX = 'CREATE INDEX links_target ON links (target, source)';
+
+/** Pages whose links one statement of loadGraph reads. */
+const LOAD_RANGE_PAGES = 200_000;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -129,7 +133,7 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  async importGraph(graph: Graph, kind: LinkKind = 'anchor'): Promise<ImportReport> {
+  async importGraph(graph: Graph, kind: LinkKind = 'anchor', onProgress?: LoadProgress): Promise<ImportReport> {
     const started = performance.now();
     const insertPage = this.db.prepare('INSERT INTO pages (url, url_key, host) VALUES (?, ?, ?) ON CONFLICT (url_key) DO NOTHING');
     const insertPageWithId = this.db.prepare('INSERT INTO pages (id, url, url_key, host) VALUES (?, ?, ?, ?)');
@@ -171,10 +175,12 @@ export class SqliteStore implements Store {
         let linksAdded = 0;
         for (let u = 0; u < graph.nodeCount; u++) {
           const source = ids[u]!;
-          for (let e = graph.outOffsets[u]!; e < graph.outOffsets[u + 1]!; e++) {
+          const end = graph.outOffsets[u + 1]!;
+          for (let e = graph.outOffsets[u]!; e < end; e++) {
             const target = ids[graph.outTargets[e]!]!;
             if (target !== source) linksAdded += insertLink.run(source, target, code).changes;
           }
+          if (onProgress !== undefined && (u & 0x3fff) === 0) onProgress(end, graph.edgeCount === 0 ? 1 : end / graph.edgeCount);
         }
         if (rebuildIndex) this.db.exec(LINKS_TARGET_INDEX);
         return { pagesAdded, linksAdded };
@@ -183,7 +189,7 @@ export class SqliteStore implements Store {
     return { ...report, seconds: (performance.now() - started) / 1000 };
   }
 
-  async loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph> {
+  async loadGraph(filter?: readonly LinkKind[] | LinkFilter, onProgress?: LoadProgress): Promise<StoredGraph> {
     const { kinds, withoutRel } = linkFilterOf(filter);
     const codes = kindCodes(kinds);
     const placeholders = codes.map(() => '?').join(', ');
@@ -201,16 +207,25 @@ export class SqliteStore implements Store {
       // the table: half the rows' crossings into JavaScript of a query per column.
       const bits = Math.max(1, Math.ceil(Math.log2(maxId + 1)));
       const edges = new EdgeBuffer();
+      // Read in ranges of source ids (the primary key's order), so that a large graph's load can
+      // say how far it is between two ranges; each range is still one statement.
+      const step = Math.max(1, LOAD_RANGE_PAGES);
       if (2 * bits <= 53) {
         const shift = 2 ** bits;
-        const packed = this.db.prepare(`SELECT source * ${shift} + target FROM links ${where} ORDER BY source, target, kind`).pluck().all(...codes) as number[];
-        for (const value of packed) {
-          const source = Math.floor(value / shift);
-          edges.push(dense[source]!, dense[value - source * shift]!);
+        const range = this.db.prepare(`SELECT source * ${shift} + target FROM links ${where} AND source >= ? AND source < ? ORDER BY source, target, kind`).pluck();
+        for (let low = 0; low <= maxId; low += step) {
+          const packed = range.all(...codes, low, low + step) as number[];
+          for (const value of packed) {
+            const source = Math.floor(value / shift);
+            edges.push(dense[source]!, dense[value - source * shift]!);
+          }
+          onProgress?.(edges.length, Math.min(1, (low + step) / (maxId + 1)));
         }
       } else {
+        let read = 0;
         for (const [source, target] of this.db.prepare(`SELECT source, target FROM links ${where} ORDER BY source, target, kind`).raw().iterate(...codes) as Iterable<[number, number]>) {
           edges.push(dense[source]!, dense[target]!);
+          if (++read % 1_000_000 === 0) onProgress?.(read, source / (maxId + 1));
         }
       }
       const { graph } = buildFromEdges(ids.length, edges, new TextLabels(urls));

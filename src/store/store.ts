@@ -272,9 +272,11 @@ export interface Store {
   close(): Promise<void>;
 
   /** Adds a graph's pages (labels as URLs) and links in one transaction: all or nothing. */
-  importGraph(graph: Graph, kind?: LinkKind): Promise<ImportReport>;
+  /** `onProgress` hears the links written so far now and then, with the share of the graph's links. */
+  importGraph(graph: Graph, kind?: LinkKind, onProgress?: LoadProgress): Promise<ImportReport>;
   /** The pages and the links of the given kinds (and rel) as a graph (default: GRAPH_LINK_KINDS, every rel). */
-  loadGraph(filter?: readonly LinkKind[] | LinkFilter): Promise<StoredGraph>;
+  /** `onProgress` hears the links read so far now and then (and the share of the pages' links read, when known). */
+  loadGraph(filter?: readonly LinkKind[] | LinkFilter, onProgress?: LoadProgress): Promise<StoredGraph>;
 
   /** Every page with its columns, in id order, a batch at a time (for exports). */
   pageBatches(batchSize?: number): AsyncIterable<PageRecord[]>;
@@ -346,6 +348,9 @@ export interface Store {
 }
 
 /** crawl_state keys. */
+/** Links read so far while a store's graph loads; `share` in [0, 1] when the store can tell. */
+export type LoadProgress = (links: number, share: number | null) => void;
+
 export const CRAWL_STATE = {
   opic: 'opic',
   settings: 'settings',

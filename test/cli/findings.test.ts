@@ -2,7 +2,7 @@
  * Issue 26's findings, each run again as written there: a test per finding, named after it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -184,6 +184,33 @@ describe('issue 26 findings', () => {
     const bad = await runCli(['pages', '--db', db, '--status', '4xx,oops']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--status: 'oops' is not 2xx/);
+  });
+
+  it('import of a large file, stats --db of a large store and export show their progress on stderr, in the crawl\'s style', { timeout: 300_000 }, async () => {
+    // 400,000 pages in a ring with chords: 1,200,000 links over two read ranges of the store.
+    const lines: string[] = [];
+    const n = 400_000;
+    for (let u = 0; u < n; u++) for (const step of [1, 7, 1000]) lines.push(`http://h${u % 50}.example/p${u}\thttp://h${(u + step) % 50}.example/p${(u + step) % n}`);
+    const file = join(dir.path, 'ring.tsv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const db = join(dir.path, 'ring.db');
+    // Every update shown (WGA_PROGRESS_MS=0), not only those after a second, so that the test does not depend on speed.
+    const env = { WGA_PROGRESS_MS: '0' };
+    const imported = await runCli(['import', file, '--db', db], { env });
+    assert.equal(imported.code, 0, imported.stderr);
+    const writes = imported.stderr.split('\n').filter((l) => /^writing to .*ring\.db: [\d,]+ of 1,200,000 links \(\d+%\), [\d.]+ s$/.test(l));
+    assert.ok(writes.length >= 10, `import progress:\n${imported.stderr}`);
+    const stats = await runCli(['stats', '--db', db], { env });
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.match(stats.stderr, /^reading the graph of .*ring\.db: [\d,]+ links \(50% of the pages\), [\d.]+ s$/m);
+    assert.match(stats.stderr, /^reading the graph of .*ring\.db: 1,200,000 links \(100% of the pages\), [\d.]+ s$/m);
+    const exported = await runCli(['export', '--db', db, '--format', 'tsv', '--out', join(dir.path, 'ring.out.tsv')], { env });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stderr, /^reading the graph of .*ring\.db: 1,200,000 links/m);
+    // -q: nothing on stderr.
+    const quiet = await runCli(['stats', '--db', db, '-q'], { env });
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stderr, '');
   });
 
   it("the README cites the three papers instead of a folder a clone does not have", () => {

@@ -352,9 +352,9 @@ export interface CliResult {
 }
 
 /** Runs `wga ...args` in a child process (the test process's event loop keeps serving meanwhile). */
-export function runCli(args: string[], options: { timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
