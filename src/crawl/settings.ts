@@ -4,6 +4,7 @@
  * scope, politeness and strategy. Compiled here into the objects the crawler
  * uses; every bad value is a typed error naming its option.
  */
+import { domainToASCII } from 'node:url';
 import { OptionError } from '../errors.js';
 import { CountryTable } from './country-table.js';
 import { type CrawlStrategy, CRAWL_STRATEGIES } from './frontier.js';
@@ -205,6 +206,7 @@ export function compileSettings(settings: CrawlSettings, seedHosts: readonly str
     }),
     ipRules: new IpRules({ allow: settings.allowIp, deny: settings.denyIp, countries, allowCountries: settings.countries, denyCountries: settings.denyCountries }),
     focus: settings.focus.map((f) => compilePattern(f, '--focus')),
-    resolve: new Map(Object.entries(settings.resolve).map(([host, address]) => [host.toLowerCase(), address])),
+    // Hosts as URLs carry them: an IDN given as typed (bücher.example) is looked up as xn--bcher-kva.example.
+    resolve: new Map(Object.entries(settings.resolve).map(([host, address]) => [domainToASCII(host.toLowerCase()) || host.toLowerCase(), address])),
   };
 }

@@ -78,6 +78,53 @@ describe('issue 26 findings', () => {
     }
   });
 
+  it('every spelling of a loopback address is refused without a request: numeric forms, trailing dot, IPv6 forms carrying IPv4, names and IDNs resolving to it', async () => {
+    const server = await serveLogged(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<a href="/x">x</a>' }));
+    try {
+      const p = server.port;
+      // [seed as typed, the page's URL once normalised, the reason's address]
+      const forms: Array<[string, string, RegExp]> = [
+        [`http://2130706433:${p}/`, `http://127.0.0.1:${p}/`, /address 127\.0\.0\.1 is loopback/],
+        [`http://0x7f.0.0.1:${p}/`, `http://127.0.0.1:${p}/`, /127\.0\.0\.1 is loopback/],
+        [`http://0177.0.0.1:${p}/`, `http://127.0.0.1:${p}/`, /127\.0\.0\.1 is loopback/],
+        [`http://127.1:${p}/`, `http://127.0.0.1:${p}/`, /127\.0\.0\.1 is loopback/],
+        [`http://127.0.0.1.:${p}/`, `http://127.0.0.1:${p}/`, /127\.0\.0\.1 is loopback/],
+        [`http://[::ffff:7f00:1]:${p}/`, `http://[::ffff:7f00:1]:${p}/`, /127\.0\.0\.1 is loopback/],
+        [`http://[::127.0.0.1]:${p}/`, `http://[::7f00:1]:${p}/`, /::7f00:1 carries 127\.0\.0\.1/],
+        [`http://[64:ff9b::127.0.0.1]:${p}/`, `http://[64:ff9b::7f00:1]:${p}/`, /64:ff9b::7f00:1 carries 127\.0\.0\.1/],
+        [`http://[2002:7f00:1::]:${p}/`, `http://[2002:7f00:1::]:${p}/`, /2002:7f00:1:: carries 127\.0\.0\.1/],
+        // Teredo: the client's address is the last 32 bits, inverted (0x80fffffe is 127.0.0.1).
+        [`http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:${p}/`, `http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:${p}/`, /carries 127\.0\.0\.1/],
+        [`http://[::ffff:0:7f00:1]:${p}/`, `http://[::ffff:0:7f00:1]:${p}/`, /carries 127\.0\.0\.1/],
+        [`http://localhost:${p}/`, `http://localhost:${p}/`, /localhost: address 127\.0\.0\.1 is loopback/],
+        [`http://bücher.example:${p}/`, `http://xn--bcher-kva.example:${p}/`, /xn--bcher-kva\.example: address 127\.0\.0\.1 is loopback/],
+      ];
+      const db = join(dir.path, 'forms.sqlite');
+      const result = await runCli(['crawl', ...forms.map(([seed]) => seed), '--resolve', 'bücher.example=127.0.0.1', '--db', db, '--delay', '0', '--json']);
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(server.log.length, 0, 'no request reached the server');
+      const json = JSON.parse(result.stdout) as { seedAnswers: Array<{ url: string; status: number | null; error: string | null }> };
+      const bySeed = new Map(json.seedAnswers.map((s) => [s.url, s]));
+      const pages = await runCli(['pages', '--db', db, '--status', 'excluded', '--json']);
+      const stored = new Set((JSON.parse(pages.stdout) as { pages: Array<{ url: string }> }).pages.map((page) => page.url));
+      for (const [seed, url, reason] of forms) {
+        assert.ok(stored.has(url), `${seed}: stored as ${url}; stored: ${[...stored].join(' ')}`);
+        const answer = bySeed.get(seed);
+        assert.ok(answer !== undefined, seed);
+        assert.equal(answer.status, null, seed);
+        assert.match(answer.error ?? '', /^excluded: /, seed);
+        assert.match(answer.error ?? '', reason, seed);
+      }
+      // A zone id has no place in a URL (RFC 6874 is not in the URL standard): a bad seed, named.
+      const zone = await runCli(['crawl', `http://[fe80::1%25lo]:${p}/`, '--db', join(dir.path, 'zone.sqlite'), '--delay', '0']);
+      assert.equal(zone.code, 2, zone.stderr);
+      assert.match(zone.stderr, /^wga: .*fe80::1%25lo.*\n$/);
+      assert.equal(server.log.length, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('wga reset --db S --yes while another process crawls into S is refused, naming it; so are import and runs --delete', { timeout: 300_000 }, async () => {
     const { Website } = await import('../../src/experiments/website.js');
     const { serveWebsite } = await import('../../src/experiments/website-server.js');
