@@ -205,6 +205,15 @@ if (missing !== null) {
         const shown = Number(row[1]);
         assert.ok(Math.abs(shown - cliLive.top[i]!.score) <= 1e-3 * cliLive.top[i]!.score, `live rank ${i + 1}: GUI ${row[1]}, wga top ${cliLive.top[i]!.score}`);
       });
+      // Opened afresh after the crawl, the view shows the finished crawl from the store: its counters
+      // (hosts and requests included) and its curve of page requests over time.
+      await page.goto(`${server.origin}/crawl`);
+      const counter = async (name: string): Promise<number> => Number(((await page.textContent(`[data-counter=${name}]`)) ?? '').replace(/,/g, ''));
+      await until(async () => (await counter('fetched')) === cli.fetched, 30_000, 'the stored counters');
+      assert.equal(await counter('hosts'), 1);
+      assert.equal(await counter('redirects'), cli.redirects);
+      await until(async () => (await page.$('.rate-chart .uplot')) !== null, 30_000, 'the curve of the finished crawl');
+      assert.match((await page.textContent('.rate-chart')) ?? '', /pages requested/);
     });
 
     const rankFromGui = async (method: 'pagerank' | 'montecarlo', fill: Record<string, string>): Promise<string[][]> => {
