@@ -8,7 +8,7 @@
  * and the command fails with the cause instead of hanging.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { abortBarrier } from './barrier.js';
+import { BarrierAbortedError, abortBarrier } from './barrier.js';
 import { FAILURE_BYTES, failureText } from './failure.js';
 import { PARALLEL_TASKS } from './tasks.js';
 
@@ -26,12 +26,17 @@ interface TaskMessage {
 const exited = (workerData as { exited?: Int32Array } | undefined)?.exited;
 let current: TaskMessage | null = null;
 
-function fail(message: TaskMessage, text: string): void {
+/**
+ * Records the cause (the first one only: the slot is claimed atomically) and wakes the threads
+ * waiting at the barrier. A thread that stopped because another one failed has no cause to give.
+ */
+function fail(message: TaskMessage, text: string | null): void {
+  if (text !== null && Atomics.compareExchange(message.done, 1, 0, -1) === 0) {
+    const bytes = Buffer.from(text).subarray(0, FAILURE_BYTES);
+    message.failure.set(bytes);
+    Atomics.store(message.done, 1, Math.max(1, bytes.length));
+  }
   abortBarrier(message.barrier);
-  if (Atomics.load(message.done, 1) !== 0) return;
-  const bytes = Buffer.from(text).subarray(0, FAILURE_BYTES);
-  message.failure.set(bytes);
-  Atomics.store(message.done, 1, Math.max(1, bytes.length));
 }
 
 function finish(message: TaskMessage): void {
@@ -55,7 +60,7 @@ parentPort?.on('message', (message: TaskMessage) => {
     if (task === undefined) throw new Error(`unknown parallel task '${name}'`);
     task({ data: data as never, thread, threads, barrier });
   } catch (error) {
-    fail(message, failureText(error));
+    fail(message, error instanceof BarrierAbortedError ? null : failureText(error));
   } finally {
     if (current === message) {
       current = null;
