@@ -6,12 +6,10 @@
  * whose process is gone is refused too, unless `force`: the crawl it belonged to resumes from the
  * store as it is then.
  */
-import { hostname as machineName } from 'node:os';
 import { ExitCode, WgaError } from '../errors.js';
+import { LOCK_STALE_MS, lockHolderAlive } from '../store/crawl-lock.js';
 import { CRAWL_STATE, type CrawlLock, type Store } from '../store/store.js';
 
-/** A crawl that has written nothing for this long (another machine's) is taken as stopped. */
-export const LOCK_STALE_MS = 60_000;
 
 /** A store being crawled refused to a command that writes (HTTP: 409). */
 export class CrawlRunningError extends WgaError {
@@ -20,20 +18,6 @@ export class CrawlRunningError extends WgaError {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Whether a crawl lock's holder is alive, as far as this machine can tell. */
-export function lockAlive(lock: CrawlLock, now = Date.now()): boolean {
-  if (lock.hostname === machineName()) return processAlive(lock.pid);
-  return now - lock.heartbeat < LOCK_STALE_MS;
-}
 
 function since(lock: { startedAt?: number; heartbeat: number }): string {
   return lock.startedAt === undefined ? `last seen ${new Date(lock.heartbeat).toISOString()}` : `started ${new Date(lock.startedAt).toISOString()}`;
@@ -44,7 +28,7 @@ export async function refuseWhileCrawling(store: Store, what: string, options: {
   const text = (await store.crawlState())[CRAWL_STATE.lock];
   if (text !== undefined) {
     const lock = JSON.parse(text) as CrawlLock;
-    if (lockAlive(lock)) {
+    if (lockHolderAlive(lock)) {
       throw new CrawlRunningError(`${store.location}: a crawl is writing this store (pid ${lock.pid} on ${lock.hostname}, ${since(lock)}): stop it before ${what}`);
     }
     if (options.force !== true) {

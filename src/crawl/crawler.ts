@@ -32,9 +32,7 @@ import { type CrawlSettings, compileSettings } from './settings.js';
 import { resolveUrl } from './url.js';
 import type { CrawlCounters } from './counters.js';
 import { openWarc, type WarcWriter } from '../formats/warc-writer.js';
-
-/** A crawl lock older than this is taken over (its crawler stopped without releasing it). */
-const STALE_LOCK_MS = 60_000;
+import { lockHolderAlive } from '../store/crawl-lock.js';
 
 export type StopReason = 'done' | 'max-pages' | 'max-time' | 'stopped';
 
@@ -125,15 +123,6 @@ function memoryNow(): CrawlReport['memory'] {
   const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
   // The process's largest resident set so far (bytes): what a crawl cost at its worst.
   return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function', peakRss: process.resourceUsage().maxRSS * 1024 };
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class Crawler extends PagePipeline {
@@ -230,9 +219,7 @@ export class Crawler extends PagePipeline {
   }
 
   private async crawl(): Promise<CrawlReport> {
-    const holder = await this.store.takeCrawlLock(this.lock, (held) =>
-      held.hostname === this.lock.hostname ? !pidAlive(held.pid) || Date.now() - held.heartbeat > STALE_LOCK_MS : Date.now() - held.heartbeat > STALE_LOCK_MS,
-    );
+    const holder = await this.store.takeCrawlLock(this.lock, (held) => !lockHolderAlive(held));
     if (holder !== null) {
       throw new WgaError(
         `${this.store.location}: another crawler (pid ${holder.pid} on ${holder.hostname}) is writing this crawl, last seen ${new Date(holder.heartbeat).toISOString()}`,

@@ -81,7 +81,18 @@ export async function startTestServer(): Promise<TestServer | string> {
   // The postmaster (first line of postmaster.pid) and every backend it started.
   const signalServer = (signal: NodeJS.Signals): void => {
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter((line) => line !== '').map(Number);
+    // Its children from /proc (field 4 of /proc/PID/stat is the parent), so that no procps is needed.
+    const children = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
     for (const pid of [postmaster, ...children]) process.kill(pid, signal);
   };
   return {
