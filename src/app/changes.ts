@@ -12,7 +12,10 @@
  * page's visits).
  */
 import { OptionError } from '../errors.js';
-import { CRAWL_STATE, type LinkKind, type Store, type VisitRecord } from '../store/store.js';
+import { CRAWL_STATE, type Store, type VisitRecord } from '../store/store.js';
+import type { ChangesJson } from './changes-json.js';
+
+export type { ChangesJson };
 
 /** The estimated changes per day of a page visited `visits` times, `changes` of them finding a change, over `spanMs`. */
 export function changeRate(visits: number, changes: number, spanMs: number): number | null {
@@ -24,22 +27,6 @@ export function changeRate(visits: number, changes: number, spanMs: number): num
   return perInterval / intervalDays;
 }
 
-export interface ChangesJson {
-  store: string;
-  /** The window: [since, until), ISO times (until null: up to now). */
-  since: string;
-  until: string | null;
-  visits: number;
-  notModified: number;
-  counts: { new: number; gone: number; changed: number; unchanged: number; linksAdded: number; linksRemoved: number };
-  new: Array<{ url: string; status: number | null }>;
-  gone: Array<{ url: string; status: number | null; error: string | null; before: number | null }>;
-  changed: Array<{ url: string; linksAdded: number; linksRemoved: number }>;
-  linksAdded: Array<{ source: string; target: string; kind: LinkKind; at: string }>;
-  linksRemoved: Array<{ source: string; target: string; kind: LinkKind; at: string }>;
-  /** Pages with the highest estimated change rate over their whole history (at least two visits). */
-  rates: Array<{ url: string; visits: number; changes: number; perDay: number }>;
-}
 
 /** The crawl's sessions as its crawl_state keeps them. */
 async function sessionsOf(store: Store): Promise<Array<{ started: number; finished: number | null }>> {

@@ -3,28 +3,8 @@
  * (WARC's WARC-Block-Digest and WARC-Payload-Digest, and the content digest of a page).
  */
 import { type Hash, createHash } from 'node:crypto';
+import { base32 } from 'rfc4648';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** RFC 4648 base 32 with padding. */
-export function base32(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
-  while (out.length % 8 !== 0) out += '=';
-  return out;
-}
 
 /** A running digest (SHA-1 by default), labelled as WARC labels digests ('sha1:' and base 32). */
 export class Sha1Digest {
@@ -42,7 +22,7 @@ export class Sha1Digest {
 
   /** The algorithm's name, ':' and the digest in base 32. */
   label(): string {
-    return `${this.algorithm}:${base32(this.hash.digest())}`;
+    return `${this.algorithm}:${base32.stringify(this.hash.digest())}`;
   }
 }
 

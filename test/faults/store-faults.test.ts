@@ -129,62 +129,50 @@ if (typeof pgServer === 'string') {
       assert.equal(expected.counts.fetched, 300);
     });
 
-    for (const mode of ['fast', 'immediate'] as const) {
-      it(`stopped (${mode}) and restarted: the crawl waits, goes on, and ends as the undisturbed crawl`, { timeout: 90_000 }, async () => {
-        const served = await serveWebsite(site, { delayMs: ANSWER_DELAY_MS });
-        const store = await PostgresStore.open(urlWith(await server.createDatabase(), 'connect_timeout=2'));
-        const notices: string[] = [];
-        let halted = false;
-        try {
-          const crawl = Crawler.run(store, settingsFor(served, { storeRetryMs: 60_000 }), { onNotice: (m) => notices.push(m) });
-          await afterRequests(served, 80);
-          server.halt(mode);
-          halted = true;
-          await sleep(1500);
-          server.restart();
-          halted = false;
-          const report: CrawlReport = await crawl;
-          assert.equal(report.stoppedBy, 'done');
-          assert.ok(notices.some((m) => /did not take a checkpoint/.test(m)), notices.join('\n'));
-          assert.ok(notices.some((m) => /answers again/.test(m)), notices.join('\n'));
-          for (const m of notices) assert.ok(!m.includes('\n'), 'notices are one line');
-          const snap = await snapshot(store);
-          assertCrawlInvariants(snap);
-          assertEqualCrawls(withoutOrigin(snap, served.origin), expected, true);
-          assertEachPageAskedOnce(served);
-        } finally {
-          if (halted) server.restart();
-          await store.close();
-          await served.close();
-        }
-      });
-    }
-
-    it('paused (SIGSTOP) past query_timeout, then thawed: the crawl waits, goes on, and ends as the undisturbed crawl', { timeout: 90_000 }, async () => {
+    /**
+     * A crawl into a new database (URL parameters `params`) through an outage: `breakStore` once the
+     * site has answered 80 pages, `mendStore` after `outageMs`. Returns the crawl's notices, after
+     * checking that it ended as the undisturbed crawl, each page asked for once.
+     */
+    const crawlThroughOutage = async (params: string, breakStore: () => void, mendStore: () => void, outageMs: number): Promise<string[]> => {
       const served = await serveWebsite(site, { delayMs: ANSWER_DELAY_MS });
-      const store = await PostgresStore.open(urlWith(await server.createDatabase(), 'connect_timeout=1&query_timeout=700'));
+      const store = await PostgresStore.open(urlWith(await server.createDatabase(), params));
       const notices: string[] = [];
-      let paused = false;
+      let broken = false;
       try {
         const crawl = Crawler.run(store, settingsFor(served, { storeRetryMs: 60_000 }), { onNotice: (m) => notices.push(m) });
         await afterRequests(served, 80);
-        server.pause();
-        paused = true;
-        await sleep(2500);
-        server.resume();
-        paused = false;
-        const report = await crawl;
+        breakStore();
+        broken = true;
+        await sleep(outageMs);
+        mendStore();
+        broken = false;
+        const report: CrawlReport = await crawl;
         assert.equal(report.stoppedBy, 'done');
-        assert.ok(notices.some((m) => /did not take a checkpoint: .*(query_timeout|in time)/.test(m)), notices.join('\n'));
+        for (const m of notices) assert.ok(!m.includes('\n'), 'notices are one line');
         const snap = await snapshot(store);
         assertCrawlInvariants(snap);
         assertEqualCrawls(withoutOrigin(snap, served.origin), expected, true);
         assertEachPageAskedOnce(served);
+        return notices;
       } finally {
-        if (paused) server.resume();
+        if (broken) mendStore();
         await store.close();
         await served.close();
       }
+    };
+
+    for (const mode of ['fast', 'immediate'] as const) {
+      it(`stopped (${mode}) and restarted: the crawl waits, goes on, and ends as the undisturbed crawl`, { timeout: 90_000 }, async () => {
+        const notices = await crawlThroughOutage('connect_timeout=2', () => server.halt(mode), () => server.restart(), 1500);
+        assert.ok(notices.some((m) => /did not take a checkpoint/.test(m)), notices.join('\n'));
+        assert.ok(notices.some((m) => /answers again/.test(m)), notices.join('\n'));
+      });
+    }
+
+    it('paused (SIGSTOP) past query_timeout, then thawed: the crawl waits, goes on, and ends as the undisturbed crawl', { timeout: 90_000 }, async () => {
+      const notices = await crawlThroughOutage('connect_timeout=1&query_timeout=700', () => server.pause(), () => server.resume(), 2500);
+      assert.ok(notices.some((m) => /did not take a checkpoint: .*(query_timeout|in time)/.test(m)), notices.join('\n'));
     });
 
     it('stopped for longer than --store-retry: one line naming the store and --resume; resumed later, the crawl ends as the undisturbed one', { timeout: 90_000 }, async () => {

@@ -4,6 +4,7 @@
  */
 // Types only, erased by esbuild: src/crawl/counters.ts has no imports, so nothing of Node comes in.
 import type { CrawlCounters } from '../../src/crawl/counters.js';
+import type { ChangesJson } from '../../src/app/changes-json.js';
 
 export interface Info {
   store: string;
@@ -169,20 +170,7 @@ export interface Visit {
 }
 
 /** GET /api/changes: `wga changes --json`. */
-export interface Changes {
-  store: string;
-  since: string;
-  until: string | null;
-  visits: number;
-  notModified: number;
-  counts: { new: number; gone: number; changed: number; unchanged: number; linksAdded: number; linksRemoved: number };
-  new: Array<{ url: string; status: number | null }>;
-  gone: Array<{ url: string; status: number | null; error: string | null; before: number | null }>;
-  changed: Array<{ url: string; linksAdded: number; linksRemoved: number }>;
-  linksAdded: Array<{ source: string; target: string; kind: string; at: string }>;
-  linksRemoved: Array<{ source: string; target: string; kind: string; at: string }>;
-  rates: Array<{ url: string; visits: number; changes: number; perDay: number }>;
-}
+export type Changes = ChangesJson;
 
 export interface PageDetail {
   id: number;
