@@ -4,7 +4,7 @@
  * bookmarked and loads directly.
  */
 import { api } from '../api.js';
-import { h, notice, pageLink, replace, table } from '../dom.js';
+import { formatCount, h, notice, pageLink, replace, table } from '../dom.js';
 import { navigate } from '../router.js';
 import { statusBadge } from '../status.js';
 import type { PagesByStatus, SearchResult } from '../types.js';
@@ -43,11 +43,11 @@ export async function searchView(root: HTMLElement, query: URLSearchParams): Pro
       const rows = answer.pages.map((p) => [
         statusBadge(p.status),
         h('span', undefined, pageLink(p.url), p.error === null || p.error === `HTTP ${p.status}` ? null : h('span', { class: 'kind' }, ` (${p.error})`)),
-        h('span', undefined, ...(p.linkers?.urls ?? []).slice(0, 3).flatMap((u, i) => [i === 0 ? '' : ', ', pageLink(u)]), (p.linkers?.total ?? 0) > 3 ? ` and ${p.linkers!.total - 3} more` : (p.linkers?.total ?? 0) === 0 ? '–' : ''),
+        h('span', undefined, ...(p.linkers?.urls ?? []).slice(0, 3).flatMap((u, i) => [i === 0 ? '' : ', ', pageLink(u)]), (p.linkers?.total ?? 0) > 3 ? ` and ${formatCount(p.linkers!.total - 3)} more` : (p.linkers?.total ?? 0) === 0 ? '–' : ''),
       ]);
       replace(
         results,
-        h('p', { class: 'muted', 'data-pages-total': String(answer.total) }, `${answer.total} page${answer.total === 1 ? '' : 's'} answered ${answer.status.join(', ')}${answer.total > answer.pages.length ? ` (the first ${answer.pages.length})` : ''}:`),
+        h('p', { class: 'muted', 'data-pages-total': String(answer.total) }, `${formatCount(answer.total)} page${answer.total === 1 ? '' : 's'} answered ${answer.status.join(', ')}${answer.total > answer.pages.length ? ` (the first ${answer.pages.length})` : ''}:`),
         answer.pages.length === 0 ? null : table(['status', 'page', 'linked from'], rows),
       );
     } catch (error) {
