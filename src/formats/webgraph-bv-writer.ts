@@ -22,7 +22,8 @@ import { once } from 'node:events';
 import type { AppContext } from '../app/context.js';
 import { FileNotFoundError, OptionError } from '../errors.js';
 import { BitCounter, BitWriter, type BitSink } from './bit-writer.js';
-import { bvFiles } from './webgraph-bv.js';
+import { BV_DIGEST_KEYS, bvFiles } from './webgraph-bv.js';
+import { BodyDigest, bodyDigestReady } from '../util/digest.js';
 
 export interface BvWriteOptions {
   /** How many previous lists a list may copy from (0 = no references). Default 7. */
@@ -313,7 +314,7 @@ async function close(stream: WriteStream): Promise<void> {
   await once(stream, 'finish');
 }
 
-function propertiesText(report: BvWriteReport, encoder: BvEncoder): string {
+function propertiesText(report: BvWriteReport, encoder: BvEncoder, digests: { graph: string; offsets: string }): string {
   const t = encoder.tally;
   const s = encoder.settings;
   // Three decimals without trailing zeros, as LAW's files show them.
@@ -340,6 +341,9 @@ function propertiesText(report: BvWriteReport, encoder: BvEncoder): string {
     ['bitsforblocks', t.bitsForBlocks],
     ['bitsforintervals', t.bitsForIntervals],
     ['bitsforresiduals', t.bitsForResiduals],
+    // Keys of wga's own; WebGraph's readers ignore keys they do not know.
+    [BV_DIGEST_KEYS.graph, digests.graph],
+    [BV_DIGEST_KEYS.offsets, digests.offsets],
   ];
   return ['#BVGraph properties', '#written by wga', ...lines.map(([k, v]) => `${k}=${v}`), ''].join('\n');
 }
@@ -363,6 +367,15 @@ export async function writeWebGraph(
   const partial = (file: string): string => `${file}.partial`;
   const graphStream = createWriteStream(partial(files.graph));
   const offsetsStream = createWriteStream(partial(files.offsets));
+  // Digests of the two files, kept in .properties (readWebGraph checks them): the format has no
+  // checksum, and a bit flipped inside a code leaves a valid file of another graph.
+  await bodyDigestReady;
+  const graphDigest = new BodyDigest();
+  const offsetsDigest = new BodyDigest();
+  const send = (stream: WriteStream, digest: BodyDigest, bytes: Uint8Array): Promise<void> => {
+    digest.update(bytes);
+    return drain(stream, bytes);
+  };
   const failures: Error[] = [];
   for (const stream of [graphStream, offsetsStream]) stream.on('error', (error) => failures.push(error));
   const batch = 1 << 14;
@@ -372,15 +385,15 @@ export async function writeWebGraph(
       if ((x + 1) % batch === 0) {
         if (failures.length > 0) throw failures[0]!;
         context.signal?.throwIfAborted();
-        await drain(graphStream, encoder.graph.take());
-        await drain(offsetsStream, encoder.offsets.take());
+        await send(graphStream, graphDigest, encoder.graph.take());
+        await send(offsetsStream, offsetsDigest, encoder.offsets.take());
         context.onProgress?.({ phase: 'bv', message: `${x + 1} of ${n} lists`, done: x + 1, total: n });
       }
     }
     encoder.finishOffsets();
     const graphBits = encoder.graph.position;
-    await drain(graphStream, encoder.graph.finish());
-    await drain(offsetsStream, encoder.offsets.finish());
+    await send(graphStream, graphDigest, encoder.graph.finish());
+    await send(offsetsStream, offsetsDigest, encoder.offsets.finish());
     await close(graphStream);
     await close(offsetsStream);
     if (failures.length > 0) throw failures[0]!;
@@ -401,7 +414,7 @@ export async function writeWebGraph(
       averageReferenceChain: n === 0 ? 0 : t.chainSum / n,
       bytes: { graph: graphStream.bytesWritten, offsets: offsetsStream.bytesWritten, properties: 0 },
     };
-    const text = propertiesText(report, encoder);
+    const text = propertiesText(report, encoder, { graph: graphDigest.label(), offsets: offsetsDigest.label() });
     const propertiesStream = createWriteStream(partial(files.properties));
     propertiesStream.on('error', (error) => failures.push(error));
     await drain(propertiesStream, Buffer.from(text, 'latin1'));

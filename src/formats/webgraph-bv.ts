@@ -23,6 +23,7 @@ import { IdentityLabels } from '../graph/labels.js';
 import { BitReader, BitStreamError, natToInt } from './bit-reader.js';
 import { fileExists } from './file-stream.js';
 import { grown } from '../util/typed-arrays.js';
+import { BodyDigest, bodyDigestReady } from '../util/digest.js';
 
 export interface BvProperties {
   nodes: number;
@@ -62,6 +63,12 @@ const DEFAULT_FLAGS = new Set([
   'OFFSETS_GAMMA',
   'INTERVALS_GAMMA',
 ]);
+
+/**
+ * The .properties keys under which wga records the XXH64 digests of the .graph and .offsets files
+ * it writes ('xxh64:' and 16 hexadecimal digits), checked when present.
+ */
+export const BV_DIGEST_KEYS = { graph: 'wga.graph.digest', offsets: 'wga.offsets.digest' } as const;
 
 /** Parses a Java properties file's text (key=value or key: value, '#' and '!' comments). */
 export function parseProperties(text: string): Map<string, string> {
@@ -278,6 +285,8 @@ export async function readWebGraph(path: string): Promise<BuiltGraph> {
   const graphBytes = await readFileOr(files.graph);
   const hasOffsets = await fileExists(files.offsets);
   const offsetsBytes = hasOffsets ? await readFileOr(files.offsets) : undefined;
+  await checkDigest(properties, 'graph', files.graph, graphBytes);
+  if (offsetsBytes !== undefined) await checkDigest(properties, 'offsets', files.offsets, offsetsBytes);
   const rows = decodeBvGraph(
     graphBytes,
     properties,
@@ -285,6 +294,20 @@ export async function readWebGraph(path: string): Promise<BuiltGraph> {
     offsetsBytes,
   );
   return buildFromRows(properties.nodes, rows, new IdentityLabels(properties.nodes));
+}
+
+/** When .properties records the file's digest (files wga wrote), the bytes must have it. */
+async function checkDigest(properties: BvProperties, which: keyof typeof BV_DIGEST_KEYS, path: string, bytes: Uint8Array): Promise<void> {
+  const recorded = properties.raw.get(BV_DIGEST_KEYS[which])?.trim();
+  if (recorded === undefined) return;
+  await bodyDigestReady;
+  // In slices: the hash copies its input into WebAssembly memory.
+  const digest = new BodyDigest();
+  for (let start = 0; start < bytes.length; start += 1 << 24) digest.update(bytes.subarray(start, start + (1 << 24)));
+  const actual = digest.label();
+  if (actual !== recorded) {
+    throw new InputFormatError(path, undefined, `the file's digest is ${actual}, not the ${recorded} its .properties records: the file is damaged or from another graph`);
+  }
 }
 
 async function readFileOr(path: string): Promise<Buffer> {

@@ -260,6 +260,91 @@ describe('issue 26 findings', () => {
     assert.equal(quiet.stderr, '');
   });
 
+  it('single-bit flips in a BV file wga wrote are refused, every one, naming the damaged file', async () => {
+    // A graph of 300 pages exported as BV by `wga export`, then each of 400 bits of its .graph flipped in turn.
+    const edgesFile = join(dir.path, 'flips.tsv');
+    const lines: string[] = [];
+    for (let u = 0; u < 300; u++) for (const step of [1, 3, 17, 101]) lines.push(`${u}\t${(u * 7 + step) % 300}`);
+    writeFileSync(edgesFile, `${lines.join('\n')}\n`);
+    const base = join(dir.path, 'flips');
+    const exported = await runCli(['export', edgesFile, '--format', 'bv', '--out', base, '-q']);
+    assert.equal(exported.code, 0, exported.stderr);
+    const graph = readFileSync(`${base}.graph`);
+    const { readWebGraph } = await import('../../src/formats/webgraph-bv.js');
+    const { InputFormatError } = await import('../../src/errors.js');
+    assert.equal((await readWebGraph(base)).graph.edgeCount, lines.length, 'the file as written reads');
+    const bits = graph.length * 8;
+    for (let k = 0; k < 400; k++) {
+      const bit = Math.floor((k * bits) / 400);
+      const flipped = Buffer.from(graph);
+      flipped[bit >> 3]! ^= 0x80 >> (bit & 7);
+      writeFileSync(`${base}.graph`, flipped);
+      await assert.rejects(readWebGraph(base), (error: unknown) => error instanceof InputFormatError && error.message.startsWith(`${base}.graph: `), `bit ${bit}`);
+    }
+    // Through the CLI: one line naming the file, exit status 1.
+    const read = await runCli(['stats', base]);
+    assert.equal(read.code, 1);
+    assert.match(read.stderr, /^wga: .*flips\.graph: the file's digest is xxh64:[0-9a-f]{16}, not the xxh64:[0-9a-f]{16} its \.properties records: the file is damaged or from another graph\n$/);
+    writeFileSync(`${base}.graph`, graph);
+    assert.equal((await runCli(['stats', base, '-q'])).code, 0);
+  });
+
+  it('a label file with fewer lines than the graph has pages is refused, naming the counts; --labels-partial keeps the ids of the others', async () => {
+    const graphFile = join(dir.path, 'three.txt');
+    writeFileSync(graphFile, '0 1\n1 2\n2 0\n');
+    const labels = join(dir.path, 'two-labels.txt');
+    writeFileSync(labels, 'id url\n0 http://a.example/\n1 http://b.example/\n');
+    const refused = await runCli(['rank', graphFile, '--labels', labels]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /^wga: .*two-labels\.txt: labels 2 of the graph's 3 pages \(1 have none\): every page needs a line, or give --labels-partial to keep the ids of the others\n$/);
+    const partial = await runCli(['rank', graphFile, '--labels', labels, '--labels-partial', '--json']);
+    assert.equal(partial.code, 0, partial.stderr);
+    const pages = (JSON.parse(partial.stdout) as { top: Array<{ label: string }> }).top.map((t) => t.label).sort();
+    assert.deepEqual(pages, ['2', 'http://a.example/', 'http://b.example/']);
+  });
+
+  it('import says which labels it merged because they are one URL once normalised, with an example', async () => {
+    const file = join(dir.path, 'merge.tsv');
+    writeFileSync(file, 'http://A.example/x\thttp://b.example/\nhttp://a.example/x\thttp://c.example/\nhttp://b.example/\thttp://c.example/\n');
+    const imported = await runCli(['import', file, '--db', join(dir.path, 'merge.sqlite'), '--json']);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /^wga: 1 labels are the same URL as another once normalised, and were merged with it \(e\.g\. http:\/\/a\.example\/x with http:\/\/A\.example\/x\)$/m);
+    const json = JSON.parse(imported.stdout) as { pages: number; links: number; merged: { count: number; examples: string[][] } };
+    assert.equal(json.pages, 3);
+    assert.equal(json.links, 3);
+    assert.equal(json.merged.count, 1);
+  });
+
+  it('the 10,000-links-per-page cap counts distinct links, not repeated hrefs', async () => {
+    const { extractLinks, MAX_LINKS_PER_PAGE } = await import('../../src/crawl/extract.js');
+    const repeated = '<a href="/menu">menu</a>'.repeat(3 * MAX_LINKS_PER_PAGE);
+    const distinct = Array.from({ length: 500 }, (_, i) => `<a href="/p${i}">${i}</a>`).join('');
+    const page = extractLinks(`${repeated}${distinct}`);
+    assert.equal(page.droppedLinks, 0);
+    const hrefs = new Set(page.links.map((l) => l.href));
+    assert.equal(hrefs.size, 501, 'the menu link and every distinct one');
+    assert.ok(hrefs.has('/p499'));
+  });
+
+  it('a crawl and rank/scc/levels --save print the run ids they saved', async () => {
+    const server = await serveLogged((path) => ({ status: 200, headers: { 'content-type': 'text/html' }, body: path === '/' ? '<a href="/a">a</a>' : '<a href="/">home</a>' }));
+    try {
+      const db = join(dir.path, 'runs.sqlite');
+      const crawl = await runCli(['crawl', `http://127.0.0.1:${server.port}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '-q']);
+      assert.equal(crawl.code, 0, crawl.stderr);
+      assert.match(crawl.stdout, /saved as runs 1 \(opic\), 2 \(live\)/);
+      const rank = await runCli(['rank', '--db', db, '--save', '-q']);
+      assert.match(rank.stdout, /saved as run 3 \(pagerank\)/);
+      const scc = await runCli(['scc', '--db', db, '--save', '-q']);
+      assert.match(scc.stdout, /saved as run 4 \(scc\)/);
+      const levels = await runCli(['levels', '--db', db, '--root', `http://127.0.0.1:${server.port}/`, '--save', '-q']);
+      assert.match(levels.stdout, /saved as run 5 \(levels\)/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("the README cites the three papers instead of a folder a clone does not have", () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     assert.ok(!readme.includes('../shared'), 'no ../shared in the README');
