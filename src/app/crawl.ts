@@ -6,6 +6,8 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import { Crawler, type CrawlProgress, type CrawlReport } from '../crawl/crawler.js';
+import { BrowserMissingError, BROWSER_CANDIDATES, findBrowser } from '../crawl/render.js';
+import { RENDER_MODES } from '../crawl/render-policy.js';
 import { CRAWL_STRATEGIES } from '../crawl/frontier.js';
 import { HOST_SCOPES } from '../crawl/scope.js';
 import { type CrawlSettings, compileSettings, completeSettings } from '../crawl/settings.js';
@@ -68,6 +70,12 @@ export interface CrawlCliOptions {
   respectNofollow?: boolean;
   warc?: string;
   warcSize?: string;
+  render?: string;
+  browser?: string;
+  renderConcurrency?: string;
+  renderTimeout?: string;
+  renderQuiet?: string;
+  renderResources?: string;
   recrawl?: boolean;
   top?: string;
   quiet?: boolean;
@@ -131,6 +139,12 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.respectNofollow !== undefined) s.respectNofollow = options.respectNofollow;
   if (options.warc !== undefined) s.warcDir = resolvePath(options.warc);
   if (options.warcSize !== undefined) s.warcMaxBytes = integerOption('--warc-size', options.warcSize, 1_000_000_000, 1_000_000);
+  if (options.render !== undefined) s.render = choiceOption('--render', options.render, RENDER_MODES, 'auto');
+  if (options.browser !== undefined) s.browser = resolvePath(options.browser);
+  if (options.renderConcurrency !== undefined) s.renderConcurrency = integerOption('--render-concurrency', options.renderConcurrency, 2, 1);
+  if (options.renderTimeout !== undefined) s.renderTimeoutMs = Math.round(1000 * numberOption('--render-timeout', options.renderTimeout, 15, { min: 0.1, max: 600 }));
+  if (options.renderQuiet !== undefined) s.renderQuietMs = integerOption('--render-quiet', options.renderQuiet, 500, 10);
+  if (options.renderResources !== undefined) s.renderResources = options.renderResources.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
   return s;
 }
 
@@ -150,7 +164,18 @@ export async function crawlSettings(store: Store, seeds: string[], options: Craw
 
 /** Checks the options alone (before any store is opened, so that a mistyped command creates nothing). */
 export function checkCrawlOptions(seeds: string[], options: CrawlCliOptions): void {
-  compileSettings(completeSettings({ ...settingsFromOptions(options), seeds }), []);
+  const settings = completeSettings({ ...settingsFromOptions(options), seeds });
+  compileSettings(settings, []);
+  checkBrowser(settings, options.render !== undefined || options.browser !== undefined);
+}
+
+/**
+ * Rendering asked for by name (--render auto|always, --browser) needs a browser now; the default
+ * (auto, not given) reads pages as served when there is none, and the report says so.
+ */
+export function checkBrowser(settings: CrawlSettings, asked: boolean): void {
+  if (settings.render === 'never' || !asked) return;
+  if (findBrowser(settings.browser) === null) throw new BrowserMissingError(settings.browser === null ? BROWSER_CANDIDATES : [settings.browser]);
 }
 
 /** The `crawl --json` contract (documented in the README). */

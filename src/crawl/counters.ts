@@ -31,4 +31,9 @@ export interface CrawlCounters {
   notModified: number;
   /** Sitemaps read in this session. */
   sitemaps: number;
+  /** Pages rendered in a browser in this session (--render), and those the browser could not render. */
+  rendered: number;
+  renderFailed: number;
+  /** Links only the rendered pages have (their scripts wrote them), in this session. */
+  renderedLinks: number;
 }

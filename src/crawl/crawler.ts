@@ -28,6 +28,7 @@ import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
 import type { Host } from './hosts.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
+import type { RenderCounters } from './render.js';
 import { type CrawlSettings, compileSettings } from './settings.js';
 import { resolveUrl } from './url.js';
 import type { CrawlCounters } from './counters.js';
@@ -92,6 +93,10 @@ export interface CrawlReport extends CrawlCounters {
   totalCash: number;
   /** The live PageRank's cost (null with --no-live). */
   live: LiveReport | null;
+  /** What the browser did (--render; null when no page could be rendered). */
+  renderer: RenderCounters | null;
+  /** --render auto found no browser: pages were read as served. */
+  renderUnavailable: boolean;
 }
 
 export interface CrawlOptions {
@@ -634,6 +639,8 @@ export class Crawler extends PagePipeline {
       opicTime: this.opic.opic.time,
       totalCash: this.opic.opic.totalCash(),
       live: this.liveReport,
+      renderer: this.renderCounters(),
+      renderUnavailable: this.renderUnavailable,
     };
   }
 }

@@ -46,6 +46,10 @@ export interface ExtractedPage {
   canonical: string | null;
   /** <meta name="robots"> says nofollow (or none): every link is nofollow. */
   nofollowAll: boolean;
+  /** <script> elements (with src or inline): what --render auto looks at (render-policy.ts). */
+  scripts: number;
+  /** A <noscript> element is present. */
+  noscript: boolean;
 }
 
 function relHas(rel: string | undefined, token: string): boolean {
@@ -97,7 +101,7 @@ class FlatParser extends Parser {
 /** A streaming extractor: write() decoded text as it arrives, then end(). */
 export class LinkExtractor {
   private readonly parser: Parser;
-  private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false };
+  private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false };
   /** Once the cap is reached: index in page.links of each kind and href kept. */
   private kept: Map<string, number> | null = null;
   private inTitle = false;
@@ -234,6 +238,12 @@ export class LinkExtractor {
       }
       case 'title':
         if (!this.titleDone) this.inTitle = true;
+        return;
+      case 'script':
+        this.page.scripts++;
+        return;
+      case 'noscript':
+        this.page.noscript = true;
         return;
       default:
     }

@@ -27,7 +27,7 @@ import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
 import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
@@ -58,6 +58,8 @@ export interface FetcherOptions {
   maxSitemapEntries?: number;
   /** Told of every request and its answer (WARC output). */
   recorder?: ExchangeRecorder;
+  /** Keep the decoded text of HTML pages (FetchResult.html), for rendering them (--render): false. */
+  keepHtml?: boolean;
 }
 
 /** One request and its answer, as exchanged: what a WARC file keeps. */
@@ -105,6 +107,8 @@ export interface FetchResult {
   encoding: ContentCoding[];
   /** The parsed page, for a 2xx HTML answer. */
   page: ExtractedPage | null;
+  /** Its decoded text, when the fetcher keeps it (FetcherOptions.keepHtml). */
+  html?: string | null;
   /** The parsed sitemap, in sitemap mode, for a 2xx answer. */
   sitemap: ExtractedSitemap | null;
   /** The body as text, in text mode (robots.txt), for a 2xx answer. */
@@ -122,6 +126,31 @@ export interface FetchResult {
   retryAfterMs: number | null;
   error: string | null;
   failure: FailureKind | null;
+}
+
+/** A subresource's answer, for a browser (Fetcher.fetchResource). */
+export interface ResourceAnswer {
+  /** null: no answer (refused, unreachable, timed out). */
+  status: number | null;
+  /** Headers to give the browser (Content-Encoding, Content-Length and Set-Cookie left out). */
+  headers: Array<{ name: string; value: string }>;
+  /** The body decoded, or null on an error. */
+  body: Buffer | null;
+  error: string | null;
+}
+
+/** Undoes one content coding of a whole body, the output capped at `limit` bytes. */
+function decodeSync(coding: ContentCoding, body: Buffer, limit: number): Buffer {
+  const options = { maxOutputLength: limit };
+  if (coding === 'gzip') return gunzipSync(body, options);
+  if (coding === 'br') return brotliDecompressSync(body, options);
+  // deflate: zlib-wrapped as the standard says, raw as some servers send it.
+  try {
+    return inflateSync(body, options);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw error;
+    return inflateRawSync(body, options);
+  }
 }
 
 /** Media types parsed as HTML (a missing Content-Type is parsed too). */
@@ -276,8 +305,10 @@ export class Fetcher {
   private readonly compression: boolean;
   private readonly maxSitemapEntries: number;
   private readonly recorder: ExchangeRecorder | null;
+  private readonly keepHtml: boolean;
 
   constructor(options: FetcherOptions) {
+    this.keepHtml = options.keepHtml ?? false;
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.compression = options.compression ?? true;
     this.maxSitemapEntries = options.maxSitemapEntries ?? DEFAULT_MAX_SITEMAP_ENTRIES;
@@ -431,7 +462,11 @@ export class Fetcher {
         return { ...base, wireSize, error: encoding.problem, failure: 'final' };
       }
       const codings = encoding.codings;
-      const read = await readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep, { maxBodyBytes: this.maxBodyBytes, maxSitemapEntries: this.maxSitemapEntries });
+      const read = await readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep, {
+        maxBodyBytes: this.maxBodyBytes,
+        maxSitemapEntries: this.maxSitemapEntries,
+        keepHtml: this.keepHtml,
+      });
       // The page's answer, filled in place (one object per fetch: this runs for every page).
       const answered = base;
       answered.encoding = codings;
@@ -447,6 +482,7 @@ export class Fetcher {
       }
       if (exchange !== null && read.cut) exchange.truncated = 'length';
       answered.page = read.page;
+      if (read.html !== undefined) answered.html = read.html;
       answered.sitemap = read.sitemap;
       answered.text = read.text;
       answered.contentHash = read.cut ? null : read.hash;
@@ -455,6 +491,77 @@ export class Fetcher {
       if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
       const { message, failure } = classify(error, deadlineHit, this.pageTimeoutMs);
       return failed(message, failure, exchange === null ? {} : { status: null });
+    } finally {
+      clearTimeout(timer);
+      if (exchange !== null) this.recorder!.record(exchange);
+    }
+  }
+
+  /**
+   * Fetches a page's subresource for a browser rendering it (render.ts): any media type, a redirect
+   * answered as it came (the browser asks for its target, judged again), the body decoded from its
+   * content codings and capped (wire and decoded) like a page's. Same connections, address rules
+   * and timeouts as pages; recorded in the WARC file like them.
+   */
+  async fetchResource(url: URL, accept: string): Promise<ResourceAnswer> {
+    if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
+      const decision = this.rules.check(url.hostname);
+      if (!decision.allowed) return { status: null, headers: [], body: null, error: `excluded: ${decision.reason}` };
+    }
+    const controller = new AbortController();
+    let deadlineHit = false;
+    const timer = setTimeout(() => {
+      deadlineHit = true;
+      controller.abort();
+    }, this.pageTimeoutMs);
+    const headers: string[] = ['user-agent', this.userAgent, 'accept', accept, 'accept-encoding', this.compression ? ACCEPT_ENCODING : 'identity'];
+    let exchange: HttpExchange | null = null;
+    try {
+      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: controller.signal });
+      const status = response.statusCode;
+      if (this.recorder !== null) {
+        exchange = {
+          url: url.href,
+          date: new Date(),
+          requestHeaders: [['host', url.host], ...headers.flatMap((name, i) => (i % 2 === 0 ? [[name, headers[i + 1]!] as [string, string]] : []))],
+          status,
+          statusText: response.statusText || STATUS_CODES[status] || '',
+          responseHeaders: headerLines(response.headers),
+          body: [],
+          truncated: null,
+        };
+      }
+      // What the browser is told: the answer's headers but those of the wire (the body goes decoded).
+      const kept: Array<{ name: string; value: string }> = [];
+      for (const [name, value] of headerLines(response.headers)) {
+        if (name === 'content-encoding' || name === 'content-length' || name === 'set-cookie') continue;
+        kept.push({ name, value });
+      }
+      const chunks: Buffer[] = [];
+      let wireSize = 0;
+      for await (const chunk of response.body) {
+        wireSize += (chunk as Buffer).length;
+        if (wireSize > this.maxBodyBytes) {
+          response.body.destroy();
+          if (exchange !== null) exchange.truncated = 'length';
+          return { status, headers: [], body: null, error: `body larger than ${this.maxBodyBytes} bytes` };
+        }
+        chunks.push(chunk as Buffer);
+        exchange?.body.push(chunk as Buffer);
+      }
+      const encoding = parseContentEncoding(response.headers['content-encoding']);
+      if (!encoding.ok) return { status, headers: [], body: null, error: encoding.problem };
+      let body: Buffer = Buffer.concat(chunks);
+      try {
+        for (const coding of [...encoding.codings].reverse()) body = decodeSync(coding, body, this.maxBodyBytes);
+      } catch (error) {
+        const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+        return { status, headers: [], body: null, error: tooLarge ? `body larger than ${this.maxBodyBytes} bytes once decoded` : decodingProblem(encoding.codings, error) };
+      }
+      return { status, headers: kept, body, error: null };
+    } catch (error) {
+      if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
+      return { status: null, headers: [], body: null, error: classify(error, deadlineHit, this.pageTimeoutMs).message };
     } finally {
       clearTimeout(timer);
       if (exchange !== null) this.recorder!.record(exchange);
@@ -483,6 +590,8 @@ export interface BodyRead {
   cut: boolean;
   problem: string | null;
   tooLarge: boolean;
+  /** The page's decoded text, with caps.keepHtml. */
+  html?: string;
 }
 
 /**
@@ -497,7 +606,7 @@ export async function readBody(
   contentTypeHeader: string | string[] | undefined,
   limit: number,
   keep: (chunk: Buffer) => void,
-  caps: { maxBodyBytes: number; maxSitemapEntries: number },
+  caps: { maxBodyBytes: number; maxSitemapEntries: number; keepHtml?: boolean },
 ): Promise<BodyRead> {
   const wireLimit = mode === 'text' ? caps.maxBodyBytes : limit;
   let wireSize = 0;
@@ -507,6 +616,8 @@ export async function readBody(
   const digest = new BodyDigest();
   const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
   const extractor = mode === 'page' ? new LinkExtractor() : null;
+  // The page's text as decoded, for a browser to render (no more than the decoded cap).
+  const html: string[] | null = mode === 'page' && caps.keepHtml === true ? [] : null;
   const sitemap = mode === 'sitemap' ? new SitemapExtractor(caps.maxSitemapEntries) : null;
   // A sitemap.xml.gz (gzip bytes without a Content-Encoding): gathered, then gunzipped under the cap.
   let gzipped: Buffer[] | null = null;
@@ -541,8 +652,10 @@ export async function readBody(
       return;
     }
     const decoded = decoder.decode(chunk, { stream: true });
-    if (extractor !== null) extractor.write(decoded);
-    else sitemap!.write(decoded);
+    if (extractor !== null) {
+      extractor.write(decoded);
+      html?.push(decoded);
+    } else sitemap!.write(decoded);
   };
   try {
     if (codings.length === 0) {
@@ -606,8 +719,11 @@ export async function readBody(
   const hash = digest.label();
   if (mode === 'text') return { wireSize, size, hash, page: null, sitemap: null, text: text + decoder.decode(), cut, problem: null, tooLarge: false };
   if (extractor !== null) {
-    extractor.write(decoder.decode());
-    return { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
+    const last = decoder.decode();
+    extractor.write(last);
+    const read: BodyRead = { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
+    if (html !== null) read.html = html.join('') + last;
+    return read;
   }
   if (gzipped !== null) {
     let inflated: Buffer;

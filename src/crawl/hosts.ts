@@ -78,6 +78,12 @@ export class HostTable {
     return { host, created: true };
   }
 
+  /** The host of an origin, if known. */
+  find(origin: string): Host | null {
+    const known = this.byOrigin.get(origin);
+    return known === undefined ? null : this.hosts[known]!;
+  }
+
   /** Whether the host may take a request at `now`. */
   available(host: Host, now: number): boolean {
     return host.robotsState === RobotsState.Known && host.active < this.perHost && now >= host.nextAt;

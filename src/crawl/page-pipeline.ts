@@ -23,12 +23,14 @@ import { WgaError } from '../errors.js';
 import { type FetchRecord, GRAPH_LINK_KINDS, type LinkKind, type PageRole, REL_BITS } from '../store/store.js';
 import { grown } from '../util/typed-arrays.js';
 import type { CrawlCounters } from './counters.js';
-import { type ExtractedLink } from './extract.js';
-import { type FetchResult, Fetcher, HTML_TYPES, type Validators } from './fetcher.js';
+import { type ExtractedLink, type ExtractedPage } from './extract.js';
+import { type FetchResult, Fetcher, HTML_TYPES, type ResourceAnswer, type Validators } from './fetcher.js';
+import { BrowserMissingError, BROWSER_CANDIDATES, findBrowser, type RenderCounters, type RenderedPage, Renderer } from './render.js';
+import { RenderPolicy } from './render-policy.js';
 import { type Host, HostTable, RobotsState, type SitemapTask } from './hosts.js';
 import { RobotsRules } from './robots.js';
 import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
-import { type CompiledSettings, type CrawlSettings } from './settings.js';
+import { type CompiledSettings, type CrawlSettings, renderConcurrencyOf } from './settings.js';
 import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
 import type { WarcWriter } from '../formats/warc-writer.js';
@@ -168,7 +170,7 @@ export abstract class PagePipeline {
   protected readonly validators: Map<number, Validators> | null;
   protected readonly counters: CrawlCounters = {
     known: 0, fetched: 0, failed: 0, excluded: 0, redirects: 0, other: 0, frontier: 0, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
-    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0,
+    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0, rendered: 0, renderFailed: 0, renderedLinks: 0,
   };
   /** robots.txt fetches running. */
   protected robotsLoading = 0;
@@ -177,6 +179,15 @@ export abstract class PagePipeline {
   /** A pump() put off to the next turn of the event loop (see pump). */
   private pumpLater: NodeJS.Immediate | null = null;
   protected readonly warc: WarcWriter | null;
+  /** The browser pages are rendered in (--render), or null. */
+  protected readonly renderer: Renderer | null;
+  private readonly renderPolicy: RenderPolicy;
+  /** --render auto without a browser on the machine: pages are read as served (the report says so). */
+  protected readonly renderUnavailable: boolean;
+  /** robots.txt of the hosts rendered pages load subresources from that are not hosts of the crawl. */
+  private readonly subresourceRobots = new Map<string, Promise<RobotsRules>>();
+  /** When the next subresource request to such a host may start (performance.now()). */
+  private readonly subresourceNextAt = new Map<string, number>();
 
   protected constructor(
     protected readonly settings: CrawlSettings,
@@ -188,6 +199,26 @@ export abstract class PagePipeline {
     this.outLinks = options.rereads ? new Map() : null;
     this.validators = options.rereads ? new Map() : null;
     this.warc = options.warc;
+    let browserPath: string | null = null;
+    if (settings.render !== 'never') {
+      browserPath = findBrowser(settings.browser);
+      // Asked for by name (always, or a --browser given): no browser is an error; auto reads pages as served.
+      if (browserPath === null && (settings.render === 'always' || settings.browser !== null)) throw new BrowserMissingError(settings.browser === null ? BROWSER_CANDIDATES : [settings.browser]);
+    }
+    this.renderUnavailable = settings.render !== 'never' && browserPath === null;
+    this.renderPolicy = new RenderPolicy(browserPath === null ? 'never' : settings.render);
+    this.renderer =
+      browserPath === null
+        ? null
+        : new Renderer({
+            browserPath,
+            userAgent: settings.userAgent,
+            concurrency: renderConcurrencyOf(settings),
+            timeoutMs: settings.renderTimeoutMs,
+            quietMs: settings.renderQuietMs,
+            resources: settings.renderResources,
+            gate: { fetch: (url, accept) => this.fetchSubresource(url, accept) },
+          });
     this.fetcher = new Fetcher({
       userAgent: settings.userAgent,
       ipRules: compiled.ipRules,
@@ -201,6 +232,7 @@ export abstract class PagePipeline {
       compression: settings.compression,
       maxSitemapEntries: settings.maxSitemapEntries,
       ...(options.warc === null ? {} : { recorder: options.warc }),
+      keepHtml: this.renderer !== null,
     });
   }
 
@@ -424,12 +456,33 @@ export abstract class PagePipeline {
   protected fetchTimed(_ms: number): void {}
 
   private onFetched(id: number, host: Host, refetch: boolean, result: FetchResult): void {
-    this.counters.inFlight--;
     this.hosts.finish(host);
     this.countBytes(result);
+    const html = result.html ?? null;
+    result.html = null;
+    const retry = result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null;
+    if (!retry && html !== null && result.page !== null && this.stopping === null && this.renderPolicy.wants(host.id, result.page)) {
+      // Rendered: the page stays in flight (it holds its place in --concurrency), its host free for other requests.
+      this.refreshHost(host);
+      this.pump();
+      this.renderer!.render({ url: this.urls.url(id), html }).then(
+        (rendered) => this.answered(id, host, refetch, result, rendered),
+        (error: unknown) => {
+          this.counters.inFlight--;
+          this.fail(error as Error);
+        },
+      );
+      return;
+    }
+    this.answered(id, host, refetch, result, null, retry);
+  }
+
+  /** A page's answer (and its rendering) is in: recorded, or its retry scheduled. */
+  private answered(id: number, host: Host, refetch: boolean, result: FetchResult, rendered: RenderedPage | null, retry = false): void {
+    this.counters.inFlight--;
     try {
-      if (result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null) this.scheduleRetry(id, host, refetch, result);
-      else this.processAnswer(id, refetch, result);
+      if (retry) this.scheduleRetry(id, host, refetch, result);
+      else this.processAnswer(id, refetch, result, rendered);
     } catch (error) {
       this.fail(error as Error);
       return;
@@ -482,6 +535,7 @@ export abstract class PagePipeline {
 
   /** Ends what the pipeline holds: timers, connections, the WARC file. */
   protected async closePipeline(): Promise<void> {
+    await this.renderer?.close();
     this.hosts.clearTimers();
     for (const timer of this.retryTimers) clearTimeout(timer);
     if (this.pumpLater !== null) clearImmediate(this.pumpLater);
@@ -490,8 +544,15 @@ export abstract class PagePipeline {
 
   // ---- answers ----------------------------------------------------------------
 
-  protected processAnswer(id: number, refetch: boolean, result: FetchResult): void {
+  protected processAnswer(id: number, refetch: boolean, result: FetchResult, rendered: RenderedPage | null = null): void {
     const record = fetchRecordOf(result);
+    if (rendered !== null) {
+      record.rendered = rendered.outcome;
+      const title = rendered.page?.title ?? null;
+      if (title !== null) record.title = title.replace(/\u0000/g, '\uFFFD');
+      if (rendered.outcome === 'failed') this.counters.renderFailed++;
+      else this.counters.rendered++;
+    }
     const out: number[] = [];
     const links: FoundLink[] = [];
     if (result.notModified) {
@@ -502,7 +563,7 @@ export abstract class PagePipeline {
       this.finishPage(id, { record, out, links, refetch, fetched: true });
       return;
     }
-    if (result.error === null && result.page !== null) this.pageLinks(id, result, out, links);
+    if (result.error === null && result.page !== null) this.pageLinks(id, result, out, links, rendered);
     else if (result.error === null && result.sitemap !== null) this.sitemapLinks(id, result, links);
     else if (result.error === null && result.location !== null) {
       const problem = this.follow(id, result.location, 'redirect', out, links);
@@ -513,64 +574,90 @@ export abstract class PagePipeline {
     this.finishPage(id, { record, out, links, refetch, fetched: true });
   }
 
-  /** The links of a fetched HTML page: resolved against its base, in scope, without self-links, one per target and kind. */
-  private pageLinks(id: number, result: FetchResult, out: number[], links: FoundLink[]): void {
-    const page = result.page!;
+  /**
+   * The links of a fetched HTML page: resolved against its base, in scope, without self-links, one per
+   * target and kind. A rendered page adds the links of its rendered DOM (resolved against the URL it
+   * ended at); those the served HTML lacks carry REL_BITS.script, and a navigation its scripts
+   * started is followed like a meta refresh.
+   */
+  private pageLinks(id: number, result: FetchResult, out: number[], links: FoundLink[], rendered: RenderedPage | null): void {
     const pageUrl = this.urls.url(id);
-    let base: string | URL = pageUrl;
-    if (page.base !== null) {
-      const resolved = resolveUrl(page.base, pageUrl);
-      if (resolved.ok) base = resolved.url;
-    }
     const depth = this.depth.get(id);
     // Per target and kind: the rel bits every link to it carries (nofollow only if every link is), and hreflang.
     const found = new Map<number, FoundLink>();
-    const add = (target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }): void => {
+    const add = (target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }, extraRel: number): void => {
       const at = target * 16 + KIND_INDEX[link.kind];
       const before = found.get(at);
-      if (before !== undefined) before.rel &= link.rel;
-      else found.set(at, { target, kind: link.kind, rel: link.rel, hreflang: link.hreflang, lastmod: null });
+      if (before !== undefined) before.rel &= link.rel | extraRel;
+      else found.set(at, { target, kind: link.kind, rel: link.rel | extraRel, hreflang: link.hreflang, lastmod: null });
     };
-    for (const link of page.links) {
-      if (link.kind === 'refresh') {
-        // A refresh is followed like a redirect (same depth; a loop is an error of the page's own).
-        const problem = this.follow(id, link.href, 'refresh', out, links, base);
-        if (problem !== null) this.counters.invalidLinks++;
-        continue;
+    const sources: Array<{ page: ExtractedPage; url: string; extraRel: number }> = [{ page: result.page!, url: pageUrl, extraRel: 0 }];
+    if (rendered?.page != null) sources.push({ page: rendered.page, url: rendered.finalUrl ?? pageUrl, extraRel: REL_BITS.script });
+    let canonical: { href: string; base: string | URL } | null = null;
+    for (const { page, url, extraRel } of sources) {
+      let base: string | URL = url;
+      if (page.base !== null) {
+        const resolved = resolveUrl(page.base, url);
+        if (resolved.ok) base = resolved.url;
       }
-      const resolved = resolveUrl(link.href, base);
-      if (!resolved.ok) {
-        this.counters.invalidLinks++;
-        continue;
+      if (canonical === null && page.canonical !== null) canonical = { href: page.canonical, base };
+      for (const link of page.links) {
+        if (link.kind === 'refresh') {
+          // A refresh is followed like a redirect (same depth; a loop is an error of the page's own); the rendered DOM repeats the served one's.
+          if (extraRel !== 0) continue;
+          const problem = this.follow(id, link.href, 'refresh', out, links, base);
+          if (problem !== null) this.counters.invalidLinks++;
+          continue;
+        }
+        const resolved = resolveUrl(link.href, base);
+        if (!resolved.ok) {
+          this.counters.invalidLinks++;
+          continue;
+        }
+        const nofollow = (link.rel & REL_BITS.nofollow) !== 0;
+        // --respect-nofollow: a nofollow link is kept when its target is known, but finds no page.
+        if (nofollow && this.settings.respectNofollow && this.urls.id(resolved.key) === -1) continue;
+        const step = DEPTH_STEP[link.kind];
+        const target = this.intern(resolved.url, resolved.key, depth + step);
+        if (target === TOO_DEEP && this.depthLinks !== null) {
+          this.depthLinks.cut(id, { url: resolved.url.href, key: resolved.key, kind: link.kind, rel: link.rel | extraRel, hreflang: link.hreflang });
+        }
+        if (target < 0 || target === id) continue;
+        add(target, link, extraRel);
       }
-      const nofollow = (link.rel & REL_BITS.nofollow) !== 0;
-      // --respect-nofollow: a nofollow link is kept when its target is known, but finds no page.
-      if (nofollow && this.settings.respectNofollow && this.urls.id(resolved.key) === -1) continue;
-      const step = DEPTH_STEP[link.kind];
-      const target = this.intern(resolved.url, resolved.key, depth + step);
-      if (target === TOO_DEEP && this.depthLinks !== null) {
-        this.depthLinks.cut(id, { url: resolved.url.href, key: resolved.key, kind: link.kind, rel: link.rel, hreflang: link.hreflang });
-      }
-      if (target < 0 || target === id) continue;
-      add(target, link);
     }
-    if (page.canonical !== null) {
-      const resolved = resolveUrl(page.canonical, base);
+    if (canonical !== null) {
+      const resolved = resolveUrl(canonical.href, canonical.base);
       if (resolved.ok && resolved.key !== this.urls.key(id)) {
         const target = this.intern(resolved.url, resolved.key, depth);
-        if (target >= 0) add(target, { kind: 'canonical', rel: 0, hreflang: null });
+        if (target >= 0) add(target, { kind: 'canonical', rel: 0, hreflang: null }, 0);
+      }
+    }
+    // Where the page's scripts took it: the history API's URL, or a navigation they started, as a client-side redirect.
+    if (rendered !== null) {
+      for (const moved of [rendered.finalUrl, rendered.navigatedTo]) {
+        if (moved === null || moved === pageUrl) continue;
+        const resolved = resolveUrl(moved, pageUrl);
+        if (!resolved.ok || resolved.key === this.urls.key(id) || links.some((l) => l.kind === 'refresh' && this.urls.key(l.target) === resolved.key)) continue;
+        this.follow(id, moved, 'refresh', out, links);
       }
     }
     // A target of several kinds goes into out once (marks instead of a Set per page).
     const mark = ++this.markGeneration;
     for (const target of out) this.marks.set(target, mark);
+    let scripted = 0;
     for (const link of found.values()) {
       links.push(link);
+      if ((link.rel & REL_BITS.script) !== 0) scripted++;
       this.depthLinks?.child(id, link.target, DEPTH_STEP[link.kind]);
       if (GRAPH_KINDS.has(link.kind) && this.marks.get(link.target) !== mark) {
         this.marks.set(link.target, mark);
         out.push(link.target);
       }
+    }
+    if (rendered !== null) {
+      this.counters.renderedLinks += scripted;
+      this.renderPolicy.learn(this.hostFor(id).id, scripted);
     }
   }
 
@@ -667,6 +754,66 @@ export abstract class PagePipeline {
     else outcome = 4;
     this.outcome.set(id, outcome);
     this.counters[OUTCOMES[outcome]!]++;
+  }
+
+  // ---- subresources of rendered pages ------------------------------------------------
+
+  /**
+   * A subresource a rendered page asks for (render.ts ResourceGate), under the crawl's rules: its
+   * host's robots.txt (read for it when the host is not one of the crawl's), the address rules and
+   * size caps of every fetch, and the per-host delay (a host of the crawl shares its turns with its
+   * pages). Counted in the session's requests.
+   */
+  private async fetchSubresource(url: URL, accept: string): Promise<ResourceAnswer> {
+    const refused = (error: string): ResourceAnswer => ({ status: null, headers: [], body: null, error });
+    if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+    const host = this.hosts.find(url.origin);
+    let rules: RobotsRules;
+    if (host !== null && host.robots !== null) rules = host.robots;
+    else {
+      let loading = this.subresourceRobots.get(url.origin);
+      if (loading === undefined) {
+        loading = fetchRobotsRules(this.fetcher, url.origin, {
+          userAgent: this.settings.userAgent,
+          retries: 0,
+          retryDelayMs: this.settings.retryDelayMs,
+          onRequest: () => this.robotsRequest(),
+          stopping: () => this.stopping !== null,
+        });
+        this.subresourceRobots.set(url.origin, loading);
+      }
+      rules = await loading;
+    }
+    if (!rules.allows(url.href)) return refused(`excluded: ${rules.disallowAll ?? 'robots.txt disallows it'}`);
+    if (host !== null && host.robotsState === RobotsState.Known) {
+      // A host of the crawl: its turn like a page's (its delay, --per-host).
+      while (!this.hosts.available(host, performance.now())) {
+        if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+        await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.min(250, host.nextAt - performance.now()))));
+      }
+      this.hosts.start(host, performance.now());
+      this.refreshHost(host);
+      try {
+        this.counters.requests++;
+        return await this.fetcher.fetchResource(url, accept);
+      } finally {
+        this.hosts.finish(host);
+        this.refreshHost(host);
+        this.pump();
+      }
+    }
+    const now = performance.now();
+    const at = Math.max(now, this.subresourceNextAt.get(url.origin) ?? 0);
+    this.subresourceNextAt.set(url.origin, at + Math.max(this.settings.delayMs, rules.crawlDelayMs()));
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+    if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+    this.counters.requests++;
+    return this.fetcher.fetchResource(url, accept);
+  }
+
+  /** The renderer's counters (null when pages are not rendered). */
+  protected renderCounters(): RenderCounters | null {
+    return this.renderer === null ? null : { ...this.renderer.counters };
   }
 
   // ---- robots.txt and sitemaps ------------------------------------------------------

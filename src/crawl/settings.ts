@@ -4,6 +4,7 @@
  * scope, politeness and strategy. Compiled here into the objects the crawler
  * uses; every bad value is a typed error naming its option.
  */
+import { availableParallelism } from 'node:os';
 import { domainToASCII } from 'node:url';
 import { OptionError } from '../errors.js';
 import { CountryTable } from './country-table.js';
@@ -11,6 +12,8 @@ import { type CrawlStrategy, CRAWL_STRATEGIES } from './frontier.js';
 import { IpRules } from './ip-rules.js';
 import { compilePattern, type HostScope, HOST_SCOPES, Scope } from './scope.js';
 import { DEFAULT_USER_AGENT } from './fetcher.js';
+import { DEFAULT_RENDER_RESOURCES, RENDER_RESOURCE_TYPES } from './render.js';
+import { type RenderMode, RENDER_MODES } from './render-policy.js';
 
 export interface CrawlSettings {
   seeds: string[];
@@ -86,6 +89,18 @@ export interface CrawlSettings {
    * 0: stop at the first failure.
    */
   storeRetryMs: number;
+  /** Which pages are rendered in headless Chromium (render-policy.ts): 'auto'. */
+  render: RenderMode;
+  /** The browser's executable (null: looked for, render.ts BROWSER_CANDIDATES). */
+  browser: string | null;
+  /** Pages rendered at once (null: one per core, at most 8). */
+  renderConcurrency: number | null;
+  /** Longest time to render a page, from its load to its links, ms: 15,000. */
+  renderTimeoutMs: number;
+  /** Quiet time (no request, no DOM change) after which a rendered page has settled, ms: 500. */
+  renderQuietMs: number;
+  /** Resource types a rendered page may load (Playwright's names): scripts, stylesheets, fetch and XHR. */
+  renderResources: string[];
 }
 
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
@@ -139,6 +154,12 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   warcDir: null,
   warcMaxBytes: 1_000_000_000,
   storeRetryMs: 120_000,
+  render: 'auto',
+  browser: null,
+  renderConcurrency: null,
+  renderTimeoutMs: 15_000,
+  renderQuietMs: 500,
+  renderResources: [...DEFAULT_RENDER_RESOURCES],
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -176,6 +197,13 @@ function checkSettings(s: CrawlSettings): void {
   integer('--max-sitemap-entries', s.maxSitemapEntries, 1);
   integer('--warc-size', s.warcMaxBytes, 1_000_000);
   integer('--store-retry', s.storeRetryMs, 0);
+  if (!RENDER_MODES.includes(s.render)) throw new OptionError('--render', `expected one of ${RENDER_MODES.join(', ')}, got '${s.render}'`);
+  if (s.renderConcurrency !== null) integer('--render-concurrency', s.renderConcurrency, 1, 64);
+  integer('--render-timeout', s.renderTimeoutMs, 100, 600_000);
+  integer('--render-quiet', s.renderQuietMs, 10, 60_000);
+  for (const type of s.renderResources) {
+    if (!RENDER_RESOURCE_TYPES.includes(type)) throw new OptionError('--render-resources', `expected types among ${RENDER_RESOURCE_TYPES.join(', ')}, got '${type}'`);
+  }
   if (s.strategy === 'pagerank' && !s.live) throw new OptionError('--no-live', 'the pagerank strategy orders the frontier by the live PageRank: it needs it on');
   if (!CRAWL_STRATEGIES.includes(s.strategy)) throw new OptionError('--strategy', `expected one of ${CRAWL_STRATEGIES.join(', ')}, got '${s.strategy}'`);
   if (!HOST_SCOPES.includes(s.hosts)) throw new OptionError('--hosts', `expected one of ${HOST_SCOPES.join(', ')}, got '${s.hosts}'`);
@@ -183,6 +211,11 @@ function checkSettings(s: CrawlSettings): void {
 }
 
 /** The objects a crawl runs with, built from its settings. */
+/** Tabs rendering at once: --render-concurrency, else one per core up to 8 (a tab holds 30-100 MB). */
+export function renderConcurrencyOf(settings: CrawlSettings): number {
+  return settings.renderConcurrency ?? Math.max(1, Math.min(8, availableParallelism()));
+}
+
 export interface CompiledSettings {
   scope: Scope;
   ipRules: IpRules;

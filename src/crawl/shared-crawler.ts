@@ -88,6 +88,10 @@ export interface SharedCounters {
   wireBytes: number;
   bodyBytes: number;
   sitemaps: number;
+  /** Pages rendered (--render), those the browser could not render, and the links only rendering found. */
+  rendered: number;
+  renderFailed: number;
+  renderedLinks: number;
 }
 
 export interface SharedProgress extends SharedCounters {
@@ -632,6 +636,7 @@ export class SharedCrawler extends PagePipeline {
     return {
       fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: c.redirects, other: c.other, requests: c.requests, retries: c.retries,
       ...this.own_, wireBytes: c.wireBytes, bodyBytes: c.bodyBytes, sitemaps: c.sitemaps,
+      rendered: c.rendered, renderFailed: c.renderFailed, renderedLinks: c.renderedLinks,
     };
   }
 

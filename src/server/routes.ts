@@ -151,6 +151,8 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
   live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
   maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag', storeRetry: 'value',
+  // Not --browser: a path to an executable the server would run is no parameter for a web form.
+  render: 'value', renderConcurrency: 'value', renderTimeout: 'value', renderQuiet: 'value', renderResources: 'value',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {

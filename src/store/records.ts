@@ -1,8 +1,8 @@
 /** Conversions shared by the store implementations: labels to keys, rows to records. */
 import { hostOf, resolveUrl } from '../crawl/url.js';
 import { InputFormatError } from '../errors.js';
-import { LINK_KIND_NAMES, PAGE_ROLE_CODES } from './schema.js';
-import { type FetchRecord, type LinkKind, type LinkRecord, type PageRecord, type PageRole, PAGE_ROLES, type RunRecord, type StoredCrawlPage, type VisitRecord, relTokens } from './store.js';
+import { LINK_KIND_NAMES, PAGE_ROLE_CODES, RENDER_CODES } from './schema.js';
+import { type FetchRecord, type LinkKind, type LinkRecord, type PageRecord, type PageRole, PAGE_ROLES, RENDER_OUTCOMES, type RenderOutcome, type RunRecord, type StoredCrawlPage, type VisitRecord, relTokens } from './store.js';
 
 /** Refuses URLs no database text column can hold (PostgreSQL rejects NUL characters). */
 export function checkStorableUrl(url: string, where: string): void {
@@ -37,12 +37,18 @@ export interface PageRow {
   last_modified: string | null;
   content_hash: string | null;
   role: number;
+  rendered: number | null;
 }
 
-export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role';
+export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role, rendered';
 
 export function roleOf(code: number): PageRole {
   return PAGE_ROLES[Number(code)] ?? 'page';
+}
+
+/** The stored code of a render outcome (schema.ts RENDER_CODES), null when not rendered. */
+export function renderCode(outcome: RenderOutcome | null | undefined): number | null {
+  return outcome === null || outcome === undefined ? null : RENDER_CODES[outcome];
 }
 
 export function roleCode(role: PageRole | undefined): number {
@@ -67,6 +73,7 @@ export function pageFromRow(row: PageRow): PageRecord {
     lastModified: row.last_modified,
     contentHash: row.content_hash,
     role: roleOf(row.role),
+    rendered: row.rendered === null || row.rendered === undefined ? null : (RENDER_OUTCOMES[Number(row.rendered) - 1] ?? null),
   };
 }
 

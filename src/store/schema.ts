@@ -19,12 +19,15 @@
  * the bytes on the wire, the validators (ETag, Last-Modified) and a digest of
  * the body, and whether it is a sitemap; every fetch as a visit (changed or
  * not, links added and removed), and the links each re-read added or removed.
+ * Version 4 adds whether a page was rendered in a browser (--render): null, or 1 settled, 2 unsettled,
+ * 3 failed (RENDER_CODES).
  */
-import type { LinkKind, PageRole } from './store.js';
+import type { LinkKind, PageRole, RenderOutcome } from './store.js';
 
 export const LINK_KIND_CODES: Record<LinkKind, number> = { anchor: 0, redirect: 1, canonical: 2, area: 3, frame: 4, iframe: 5, refresh: 6, alternate: 7, sitemap: 8 };
 export const LINK_KIND_NAMES: readonly LinkKind[] = ['anchor', 'redirect', 'canonical', 'area', 'frame', 'iframe', 'refresh', 'alternate', 'sitemap'];
 export const PAGE_ROLE_CODES: Record<PageRole, number> = { page: 0, sitemap: 1 };
+export const RENDER_CODES: Record<RenderOutcome, number> = { settled: 1, unsettled: 2, failed: 3 };
 
 export interface Migration {
   version: number;
@@ -134,6 +137,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX link_changes_time ON link_changes (at)',
     ],
   },
+  {
+    version: 4,
+    description: 'whether a page was rendered in a browser',
+    statements: ['ALTER TABLE pages ADD COLUMN rendered INTEGER'],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -236,5 +244,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       )`,
       'CREATE INDEX link_changes_time ON link_changes (at)',
     ],
+  },
+  {
+    version: 4,
+    description: 'whether a page was rendered in a browser',
+    statements: ['ALTER TABLE pages ADD COLUMN rendered SMALLINT'],
   },
 ];

@@ -28,6 +28,7 @@ import {
   statusCondition,
   visitOf,
   roleCode,
+  renderCode,
   visitFromRow,
   type PageRow,
   type RunRow,
@@ -279,9 +280,9 @@ export class SqliteStore implements Store {
     this.db
       .prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ? WHERE id = ?`,
       )
-      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, page);
+      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), page);
   }
 
   async addLinks(links: readonly NewLink[]): Promise<number> {
@@ -464,7 +465,7 @@ export class SqliteStore implements Store {
       ),
       recordFetch: this.db.prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ? WHERE id = ?`,
       ),
       recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
       before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
@@ -501,7 +502,7 @@ export class SqliteStore implements Store {
         for (const { id, fetchSeq, record: r, first } of batch.fetches) {
           visits.push({ id, visit: visitOf(r, first === true ? undefined : (st.before.get(id) as PriorAnswer | undefined)) });
           if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
-          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, id);
+          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), id);
         }
         const replaced = new Map<number, Array<[number, number]>>();
         for (const source of batch.replaceLinksOf) {

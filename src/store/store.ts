@@ -27,9 +27,18 @@ export const LINK_KINDS: readonly LinkKind[] = ['anchor', 'area', 'frame', 'ifra
 export const GRAPH_LINK_KINDS: readonly LinkKind[] = ['anchor', 'area', 'frame', 'iframe', 'refresh', 'redirect'];
 
 /** rel tokens kept with a link, as bits of its `rel` (rel="nofollow ugc sponsored"). */
-export const REL_BITS = { nofollow: 1, ugc: 2, sponsored: 4 } as const;
+export const REL_BITS = { nofollow: 1, ugc: 2, sponsored: 4, script: 8 } as const;
 export type RelToken = keyof typeof REL_BITS;
-export const REL_TOKENS: readonly RelToken[] = ['nofollow', 'ugc', 'sponsored'];
+/**
+ * 'script' is no rel token of HTML: wga's mark on a link only the rendered page has (its scripts wrote
+ * it, the HTML as served lacks it; docs/rendering.md), kept with the rel bits so that analyses can leave
+ * such links out (`--links -script`) as they leave out nofollow ones.
+ */
+export const REL_TOKENS: readonly RelToken[] = ['nofollow', 'ugc', 'sponsored', 'script'];
+
+/** How a page was rendered in a browser (--render), when it was. */
+export type RenderOutcome = 'settled' | 'unsettled' | 'failed';
+export const RENDER_OUTCOMES: readonly RenderOutcome[] = ['settled', 'unsettled', 'failed'];
 
 /** The rel tokens of a bit set. */
 export function relTokens(rel: number): RelToken[] {
@@ -80,6 +89,12 @@ export interface PageRecord {
   /** Digest of the last 2xx body as decoded ('xxh64:' and 16 hexadecimal digits). */
   contentHash: string | null;
   role: PageRole;
+  /**
+   * null: read as served (not rendered). 'settled': rendered in a browser, which went quiet (network
+   * and DOM); 'unsettled': rendered, its links read when the render time ran out; 'failed': the
+   * browser could not render it (its HTML's links stand).
+   */
+  rendered: RenderOutcome | null;
 }
 
 export interface LinkRecord {
@@ -126,6 +141,8 @@ export interface FetchRecord {
   lastModified?: string | null;
   /** A 304 answer to a conditional request: the page is as stored (its answer and links stand). */
   notModified?: boolean;
+  /** How it was rendered (--render), or null/absent when it was read as served. */
+  rendered?: RenderOutcome | null;
 }
 
 /** One fetch of a page, as its visit history keeps it (`wga changes`). */

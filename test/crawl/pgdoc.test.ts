@@ -230,11 +230,16 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     bodyBytes: sum((r) => r.bodyBytes),
     notModified: 0,
     sitemaps: sum((r) => r.sitemaps),
+    rendered: sum((r) => r.rendered),
+    renderFailed: sum((r) => r.renderFailed),
+    renderedLinks: sum((r) => r.renderedLinks),
     memory: { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false, peakRss: 0 },
     runs: reports.flatMap((r) => (r.run === null ? [] : [r.run])),
     opicTime: last.opicTime,
     totalCash: 1,
     live: null,
+    renderer: null,
+    renderUnavailable: false,
   };
 }
 

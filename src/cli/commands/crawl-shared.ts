@@ -13,6 +13,7 @@ import { redactLocation } from '../../store/open.js';
 import { count, percent, print, printJson, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
 import { settingsFromOptions } from './crawl.js';
+import { checkBrowser } from '../../app/crawl.js';
 
 export interface SharedCliOptions {
   db: string;
@@ -45,6 +46,7 @@ export async function sharedCrawlCommand(seeds: string[], options: SharedCliOpti
     const merged: Partial<CrawlSettings> & { seeds: string[] } = { ...given, seeds };
     if (merged.hosts === undefined && (merged.filters?.length ?? 0) > 0) merged.hosts = 'any';
     const settings = completeSettings(merged);
+    checkBrowser(settings, options.render !== undefined || options.browser !== undefined);
     await startSharedCrawl(db, settings, {
       ...(options.partitions === undefined ? {} : { partitions: integerOption('--partitions', options.partitions, 64, 1) }),
       ...(options.lease === undefined ? {} : { leaseMs: integerOption('--lease', options.lease, 30_000, 1000) }),

@@ -77,6 +77,12 @@ export function registerCrawl(program: Command): void {
     .option('--recrawl', 'read every page fetched before once more (conditional requests: unchanged pages cost a 304), most important first, then stop')
     .option('--warc <dir>', 'write every request and answer to WARC/1.1 files in this directory')
     .option('--warc-size <bytes>', 'start a new WARC file past this size (default: 1000000000)')
+    .option('--render <mode>', 'render pages in headless Chromium to find the links scripts write: never, auto (pages whose HTML looks built by scripts, and hosts where rendering found links) or always (default: auto; auto reads pages as served when no browser is installed)')
+    .option('--browser <path>', 'the Chromium executable for --render (default: /usr/bin/chromium, or another found)')
+    .option('--render-concurrency <n>', 'pages rendered at once, in tabs of one browser (default: one per core, at most 8)')
+    .option('--render-timeout <seconds>', 'longest time to render a page; past it its links are read as they are (default: 15)')
+    .option('--render-quiet <ms>', 'a rendered page has settled after this long without a request or a DOM change (default: 500)')
+    .option('--render-resources <types>', 'what rendered pages may load, through the crawl\'s rules: script,stylesheet,fetch,xhr (default), also image,media,font,texttrack,manifest,other')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
     .option('--store-retry <seconds>', 'when the store stops answering, try a checkpoint again this long before stopping (default: 120)')
     .option('--top <k>', 'pages listed at the end (default: 10)')
@@ -140,6 +146,18 @@ export function registerCrawl(program: Command): void {
     });
 }
 
+/** The report's lines on rendering (--render): what the browser rendered and what it added. */
+function renderRows(report: CrawlJson): string[][] {
+  if (report.renderUnavailable) return [['rendered (--render auto)', 'none: no Chromium on this machine (install chromium, or give --browser; --render never silences this)']];
+  const r = report.renderer;
+  if (r === null || r.launches === 0) return report.settings.render === 'never' ? [] : [['rendered (--render ' + report.settings.render + ')', 'none']];
+  return [
+    ['rendered in Chromium', `${count(r.rendered)} pages (${count(r.unsettled)} not settled in time, ${count(r.failed)} failed; ${seconds(r.renderMs / 1000 / Math.max(1, r.rendered + r.failed))} each)`],
+    ['links only rendering found', count(report.renderedLinks)],
+    ['subresources', `${count(r.subresources)} fetched, ${count(r.cacheHits)} reused, ${count(r.blocked)} blocked by type, ${count(r.refused)} refused or failed`],
+  ];
+}
+
 function printReport(report: CrawlJson, json: boolean): void {
   if (json) {
     printJson(report);
@@ -158,6 +176,7 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['frontier (never fetched)', count(report.frontier)],
       ['hosts', count(report.hosts)],
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
+      ...renderRows(report),
       ['OPIC clock G', `${report.opicTime.toPrecision(6)} (error factor 1/G = ${(1 / report.opicTime).toPrecision(3)}), total cash ${report.totalCash.toPrecision(12)}`],
     ]),
   );
