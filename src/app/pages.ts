@@ -8,7 +8,7 @@ import { LIVE_STATE_TOP } from '../crawl/live-state.js';
 import { ExitCode, InputFormatError, OptionError, WgaError } from '../errors.js';
 import { STATUS_CLASSES, type StatusClass } from '../store/records.js';
 import { liveTop } from './live-rank.js';
-import { CRAWL_STATE, type LinkRecord, type PageRole, type RunRecord, type Store } from '../store/store.js';
+import { CRAWL_STATE, type LinkRecord, type PageRole, type RenderOutcome, type RunRecord, type Store } from '../store/store.js';
 import { changeRate } from './changes.js';
 import { refuseWhileCrawling } from './crawl-guard.js';
 
@@ -69,6 +69,8 @@ export interface PageJson {
   lastModified: string | null;
   /** Digest of the last 2xx body ('xxh64:HEX16'). */
   contentHash: string | null;
+  /** Whether it was rendered in a browser (--render): null, 'settled', 'unsettled' or 'failed'. */
+  rendered: RenderOutcome | null;
   /** The page's visits, latest first (at most 20), and its estimated changes per day (null before two visits). */
   visits: Array<{ fetchedAt: string; status: number | null; changed: boolean | null; notModified: boolean; linksAdded: number; linksRemoved: number }>;
   changeRate: number | null;
@@ -129,6 +131,7 @@ export async function pageDetail(store: Store, url: string, paging: { offset?: n
     etag: page.etag,
     lastModified: page.lastModified,
     contentHash: page.contentHash,
+    rendered: page.rendered,
     visits: visits
       .slice(-20)
       .reverse()

@@ -80,7 +80,8 @@ export class WarcImporter extends PagePipeline {
   readonly counts: WarcImportCounts = { records: 0, responses: 0, skipped: 0 };
 
   constructor(settings: CrawlSettings, seedHosts: readonly string[]) {
-    super(settings, compileSettings(settings, seedHosts), { rereads: false, warc: null });
+    // An archive is parsed as it was answered: no page is rendered (the browser's requests were not archived).
+    super({ ...settings, render: 'never' }, compileSettings(settings, seedHosts), { rereads: false, warc: null });
   }
 
   /** Reads one WARC file's responses into pages and links. */

@@ -65,20 +65,27 @@ const APP_JS = `
   if (path === '/p/timer') setTimeout(() => draw(routes[path] || []), 300);
   else draw(routes[path] || []);
   if (path === '/p/never') { let n = 0; setInterval(() => { nav.dataset.tick = String(n++); }, 50); }
-  fetch('/private/data.json').catch(() => undefined);
+  if (window.PROBES) fetch('/private/data.json').catch(() => undefined);
 })();
 `;
 
-function shell(refusedOrigin: string): string {
+function shell(refusedOrigin: string | null): string {
+  const evil = refusedOrigin === null ? '' : `<script src="${refusedOrigin}/evil.js"></script>`;
+  const image = refusedOrigin === null ? '' : '<img src="/logo.png" alt="">';
   return `<!doctype html><html><head><title>Loading</title><script src="/app.js" defer></script>
-<script src="${refusedOrigin}/evil.js"></script></head>
-<body><noscript>This application needs JavaScript.</noscript><div id="app"></div><img src="/logo.png" alt=""></body></html>`;
+${evil}</head>
+<body><noscript>This application needs JavaScript.</noscript><div id="app"></div>${image}</body></html>`;
 }
 
 const STATIC_HTML = '<!doctype html><html><head><title>Static</title></head><body><p>Plain.</p><a href="/p/2">two</a> <a href="/p/8">eight</a></body></html>';
 
-/** Serves the application with `n` routed pages (at least 10) on 127.0.0.1, and the refused host on 127.0.0.2. */
-export async function serveAppSite(n: number): Promise<AppSite> {
+/**
+ * Serves the application with `n` routed pages (at least 10) on 127.0.0.1, and the refused host on
+ * 127.0.0.2. `probes: false` leaves out the requests a crawler must refuse (for benchmarks, where
+ * crawlers without wga's rules would follow them).
+ */
+export async function serveAppSite(n: number, options: { probes?: boolean } = {}): Promise<AppSite> {
+  const probes = options.probes ?? true;
   const routes = routeTable(n);
   const routesJson = JSON.stringify(routes);
   const log: string[] = [];
@@ -95,7 +102,7 @@ export async function serveAppSite(n: number): Promise<AppSite> {
     else if (path === '/app.js') send(200, 'text/javascript', APP_JS);
     else if (path === '/routes.json') send(200, 'application/json', routesJson);
     else if (path === '/static.html') send(200, 'text/html; charset=utf-8', STATIC_HTML);
-    else if (path === '/' || path.startsWith('/p/')) send(200, 'text/html; charset=utf-8', shell(site.refusedOrigin));
+    else if (path === '/' || path.startsWith('/p/')) send(200, 'text/html; charset=utf-8', shell(probes ? site.refusedOrigin : null).replace('<title>', probes ? '<script>window.PROBES = 1</script><title>' : '<title>'));
     else send(404, 'text/plain', 'not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

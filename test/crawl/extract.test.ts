@@ -85,8 +85,16 @@ describe('LinkExtractor', () => {
   it('gives empty results for a page without anything to extract', () => {
     for (const html of ['', 'plain text, no markup', '<html><head></head><body></body></html>', '<title>   </title>', '<title></title><a>no href</a>']) {
       const page = extractLinks(html);
-      assert.deepEqual(page, { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false }, html);
+      assert.deepEqual(page, { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false }, html);
     }
+  });
+
+  it('counts the scripts and notes a <noscript> (what --render auto looks at), wherever they are', () => {
+    const page = extractLinks('<head><script src="/a.js"></script><SCRIPT>var x = "<script>";</SCRIPT></head><body><NoScript>Enable JavaScript</NoScript><script type="module">1</script>');
+    assert.equal(page.scripts, 3);
+    assert.equal(page.noscript, true);
+    const plain = extractLinks('<p>script noscript</p><!-- <script></script> --><a href="/x">x</a>');
+    assert.deepEqual([plain.scripts, plain.noscript], [0, false]);
   });
 
   it('marks every link nofollow when <meta name=robots> says nofollow or none, wherever it is', () => {

@@ -13,11 +13,14 @@ import { after, before, describe, it } from 'node:test';
 import { Crawler, type CrawlReport } from '../../src/crawl/crawler.js';
 import { findBrowser } from '../../src/crawl/render.js';
 import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
+import { joinSharedCrawl, startSharedCrawl } from '../../src/app/shared-crawl.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { PageRecord, Store } from '../../src/store/store.js';
 import { cliPath, missingToolTest, temporaryDirectory } from '../helpers.js';
 import { type AppSite, serveAppSite } from './app-site.js';
 import { runCli } from './crawl-fixtures.js';
+import { startTestServer } from '../store/postgres-server.js';
 
 const PAGES = 220;
 const dir = temporaryDirectory();
@@ -48,7 +51,7 @@ interface Stored {
 }
 
 async function stored(path: string): Promise<Stored> {
-  const store: Store = SqliteStore.open(path);
+  const store: Store = path.startsWith('postgres') ? await PostgresStore.open(path) : SqliteStore.open(path);
   try {
     const pages = new Map<string, PageRecord>();
     const urls = new Map<number, string>();
@@ -198,6 +201,32 @@ if (browser === null) {
       const bad = await runCli(['crawl', `${site.origin}/p/0`, '--db', join(dir.path, 'never-made.sqlite'), '--render', 'sometimes']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--render/);
+    });
+  });
+}
+
+const postgres = browser === null ? 'no Chromium' : await startTestServer();
+if (typeof postgres === 'string') {
+  missingToolTest('a rendering crawl shared by two instances', browser === null ? 'browser' : 'postgres', postgres);
+} else {
+  after(() => postgres.stop());
+  describe('a rendering crawl shared by two instances', { timeout: 600_000 }, () => {
+    it('records the pages and links a single rendering crawl records', async () => {
+      const site = await serveAppSite(60);
+      try {
+        const url = await postgres.createDatabase();
+        await startSharedCrawl(url, settingsFor(site, { render: 'auto', browser, checkpointMs: 100 }), { partitions: 8 });
+        const reports = await Promise.all([joinSharedCrawl(url), joinSharedCrawl(url)]);
+        for (const r of reports) assert.equal(r.stoppedBy, 'done');
+        const s = await stored(url);
+        const anchorsAndRefreshes = new Set([...s.links].filter((l) => l.startsWith('anchor ') || l.startsWith('refresh ')));
+        assertSameSet(anchorsAndRefreshes, expectedLinks(site), 'shared: stored links = what a user reaches');
+        assert.equal(reports.reduce((n, r) => n + r.rendered, 0), s.pages.size - 1, 'every page rendered but the static one');
+        assert.equal(s.pages.get(`${site.origin}/p/5`)!.rendered, 'settled');
+        assert.deepEqual(site.refusedLog, []);
+      } finally {
+        await site.close();
+      }
     });
   });
 }

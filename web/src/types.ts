@@ -153,7 +153,7 @@ export interface LinkRecord {
   url: string;
   kind: string;
   nofollow: boolean;
-  /** rel tokens: nofollow, ugc, sponsored. */
+  /** rel tokens: nofollow, ugc, sponsored; 'script': only the rendered page has the link. */
   rel: string[];
   hreflang: string | null;
   /** A sitemap entry's lastmod, ms since the epoch. */
@@ -197,6 +197,8 @@ export interface PageDetail {
   etag?: string | null;
   lastModified?: string | null;
   contentHash?: string | null;
+  /** Rendered in a browser while crawling (--render): null when read as served. */
+  rendered?: 'settled' | 'unsettled' | 'failed' | null;
   visits?: Visit[];
   changeRate?: number | null;
 }

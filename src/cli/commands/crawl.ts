@@ -24,7 +24,8 @@ export function progressLine(p: CrawlProgress): string {
   const label = p.live === null ? 'top' : `live PageRank of ${count(p.live.pages)}`;
   return (
     `${count(p.fetched)} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${count(p.frontier)}, ` +
-    `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight${top === '' ? '' : ` | ${label}: ${top}`}`
+    `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight` +
+    `${p.rendered > 0 ? `, ${count(p.rendered)} rendered` : ''}${top === '' ? '' : ` | ${label}: ${top}`}`
   );
 }
 

@@ -10,6 +10,12 @@ import { checkField, type Field, foldedGroup, group, linesField, numberField, re
 import type { CrawlStatus } from '../types.js';
 import { lineChart, type LineChart } from '../charts/line.js';
 
+const RENDER_MODES: Array<[string, string]> = [
+  ['auto', 'auto: pages whose HTML looks built by scripts'],
+  ['always', 'always: every HTML page'],
+  ['never', 'never: read pages as served'],
+];
+
 const STRATEGIES: Array<[string, string]> = [
   ['greedy', 'greedy: most OPIC cash first'],
   ['bfs', 'bfs: breadth first'],
@@ -64,6 +70,9 @@ function crawlFields(): Record<string, Field[]> {
       checkField({ name: 'sitemaps', label: 'Sitemaps', checked: true, help: 'robots.txt’s Sitemap lines, else /sitemap.xml' }),
       checkField({ name: 'compression', label: 'Ask for compression', checked: true, help: 'gzip, deflate, br' }),
       checkField({ name: 'respectNofollow', label: 'Respect nofollow', help: 'find no new page through rel=nofollow links' }),
+      selectField({ name: 'render', label: 'Render in Chromium', optional: true, options: RENDER_MODES, help: 'find the links scripts write (default auto)' }),
+      numberField({ name: 'renderConcurrency', label: 'Pages rendered at once', min: 1, max: 64, step: 1, placeholder: 'one per core' }),
+      numberField({ name: 'renderTimeout', label: 'Render time per page (s)', min: 0.1, placeholder: '15' }),
       checkField({ name: 'live', label: 'Live PageRank', checked: true, help: 'the PageRank of the pages known so far, updated while crawling' }),
       numberField({ name: 'liveInterval', label: 'Live PageRank every (ms)', min: 10, step: 1, placeholder: '1000' }),
     ],
@@ -81,6 +90,8 @@ const COUNTERS: Array<[string, string, (s: CrawlStatus) => string]> = [
   ['errors (retries)', 'retries', (s) => formatCount(s.counters?.retries ?? 0)],
   ['in flight', 'inFlight', (s) => formatCount(s.counters?.inFlight ?? 0)],
   ['hosts', 'hosts', (s) => formatCount(s.counters?.hosts ?? 0)],
+  ['rendered', 'rendered', (s) => formatCount(s.counters?.rendered ?? 0)],
+  ['links only rendering found', 'renderedLinks', (s) => formatCount(s.counters?.renderedLinks ?? 0)],
   ['OPIC clock G', 'opicTime', (s) => (s.opic === null ? '–' : s.opic.time.toPrecision(4))],
   ['error factor 1/G', 'errorFactor', (s) => (s.opic === null ? '–' : s.opic.errorFactor.toPrecision(3))],
 ];
@@ -332,6 +343,9 @@ function prefill(fields: Field[], settings: Record<string, unknown>): void {
     sitemaps: ['sitemaps', (v) => v],
     compression: ['compression', (v) => v],
     respectNofollow: ['respectNofollow', (v) => v],
+    render: ['render', (v) => v],
+    renderConcurrency: ['renderConcurrency', (v) => v ?? undefined],
+    renderTimeoutMs: ['renderTimeout', (v) => (typeof v === 'number' ? v / 1000 : undefined)],
   };
   for (const [key, [name, convert]] of Object.entries(map)) {
     if (key in settings) byName.get(name)?.write(convert(settings[key]));

@@ -10,6 +10,14 @@ import { navigate } from '../router.js';
 import { legend, statusBadge } from '../status.js';
 import type { CrawlStatus, LevelsResult, LinkRecord, Neighbourhood, PageDetail, SccResult } from '../types.js';
 
+/** What the page's 'rendered' fact says, per outcome (docs/rendering.md). */
+const RENDERED: Record<string, string> = {
+  none: 'no: read as served',
+  settled: 'yes, in Chromium; links marked “found by rendering only” are not in its HTML',
+  unsettled: 'yes, in Chromium, read when the render time ran out (it had not settled)',
+  failed: 'the browser could not render it: the links of its HTML stand',
+};
+
 const PAGE_SIZE = 50;
 
 export async function pageView(root: HTMLElement, query: URLSearchParams): Promise<() => void> {
@@ -39,6 +47,7 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
     ['crawl depth', page.depth === null ? '–' : String(page.depth)],
     ['size', page.size === null || page.size === undefined ? '–' : `${formatCount(page.size)} bytes${page.wireSize != null && page.wireSize !== page.size ? ` (${formatCount(page.wireSize)} on the wire)` : ''}`],
     ...(page.role === 'sitemap' ? ([['role', 'sitemap']] as Array<[string, string]>) : []),
+    ['rendered', RENDERED[page.rendered ?? 'none']],
     [
       'changes',
       page.changeRate === null || page.changeRate === undefined
@@ -104,7 +113,7 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
       // Its kind (but anchor), rel tokens, hreflang and a sitemap entry's lastmod.
       const notes = [
         ...(link.kind === 'anchor' ? [] : [link.kind]),
-        ...(link.rel ?? (link.nofollow ? ['nofollow'] : [])),
+        ...(link.rel ?? (link.nofollow ? ['nofollow'] : [])).map((token) => (token === 'script' ? 'found by rendering only' : token)),
         ...(link.hreflang == null ? [] : [`hreflang ${link.hreflang}`]),
         ...(link.lastmod == null ? [] : [`lastmod ${new Date(link.lastmod).toISOString().slice(0, 10)}`]),
       ];
