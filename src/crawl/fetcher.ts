@@ -58,8 +58,11 @@ export interface FetcherOptions {
   maxSitemapEntries?: number;
   /** Told of every request and its answer (WARC output). */
   recorder?: ExchangeRecorder;
-  /** Keep the decoded text of HTML pages (FetchResult.html), for rendering them (--render): false. */
-  keepHtml?: boolean;
+  /**
+   * Keep the decoded text of HTML pages (FetchResult.html), for rendering them (--render): 'none'
+   * (the default), 'all', or 'scripted' (only pages with a <script>: --render auto renders no other).
+   */
+  keepHtml?: KeepHtml;
 }
 
 /** One request and its answer, as exchanged: what a WARC file keeps. */
@@ -127,6 +130,9 @@ export interface FetchResult {
   error: string | null;
   failure: FailureKind | null;
 }
+
+/** Which HTML pages' text a fetch keeps (FetcherOptions.keepHtml). */
+export type KeepHtml = 'none' | 'all' | 'scripted';
 
 /** A subresource's answer, for a browser (Fetcher.fetchResource). */
 export interface ResourceAnswer {
@@ -305,10 +311,10 @@ export class Fetcher {
   private readonly compression: boolean;
   private readonly maxSitemapEntries: number;
   private readonly recorder: ExchangeRecorder | null;
-  private readonly keepHtml: boolean;
+  private readonly keepHtml: KeepHtml;
 
   constructor(options: FetcherOptions) {
-    this.keepHtml = options.keepHtml ?? false;
+    this.keepHtml = options.keepHtml ?? 'none';
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.compression = options.compression ?? true;
     this.maxSitemapEntries = options.maxSitemapEntries ?? DEFAULT_MAX_SITEMAP_ENTRIES;
@@ -606,7 +612,7 @@ export async function readBody(
   contentTypeHeader: string | string[] | undefined,
   limit: number,
   keep: (chunk: Buffer) => void,
-  caps: { maxBodyBytes: number; maxSitemapEntries: number; keepHtml?: boolean },
+  caps: { maxBodyBytes: number; maxSitemapEntries: number; keepHtml?: KeepHtml },
 ): Promise<BodyRead> {
   const wireLimit = mode === 'text' ? caps.maxBodyBytes : limit;
   let wireSize = 0;
@@ -617,7 +623,7 @@ export async function readBody(
   const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
   const extractor = mode === 'page' ? new LinkExtractor() : null;
   // The page's text as decoded, for a browser to render (no more than the decoded cap).
-  const html: string[] | null = mode === 'page' && caps.keepHtml === true ? [] : null;
+  const html: string[] | null = mode === 'page' && caps.keepHtml !== undefined && caps.keepHtml !== 'none' ? [] : null;
   const sitemap = mode === 'sitemap' ? new SitemapExtractor(caps.maxSitemapEntries) : null;
   // A sitemap.xml.gz (gzip bytes without a Content-Encoding): gathered, then gunzipped under the cap.
   let gzipped: Buffer[] | null = null;
@@ -722,7 +728,7 @@ export async function readBody(
     const last = decoder.decode();
     extractor.write(last);
     const read: BodyRead = { wireSize, size, hash, page: extractor.end(), sitemap: null, text: null, cut: false, problem: null, tooLarge: false };
-    if (html !== null) read.html = html.join('') + last;
+    if (html !== null && (caps.keepHtml === 'all' || read.page!.scripts > 0)) read.html = html.join('') + last;
     return read;
   }
   if (gzipped !== null) {

@@ -232,7 +232,7 @@ export abstract class PagePipeline {
       compression: settings.compression,
       maxSitemapEntries: settings.maxSitemapEntries,
       ...(options.warc === null ? {} : { recorder: options.warc }),
-      keepHtml: this.renderer !== null,
+      keepHtml: this.renderer === null ? 'none' : settings.render === 'always' ? 'all' : 'scripted',
     });
   }
 

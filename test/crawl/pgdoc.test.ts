@@ -257,6 +257,9 @@ function checkCompleteCrawl(result: CrawlResult, manual: ManualGraph): void {
     { fetched: pages, fetches: pages, known: pages, frontier: 0 },
   );
   assert.equal(result.report.failed + result.report.excluded + result.report.redirects + result.report.other + result.report.retries, 0);
+  // --render auto (the default) on a static site: no page rendered, no browser started.
+  assert.equal(result.report.rendered + result.report.renderFailed, 0);
+  assert.equal(result.report.renderer?.launches ?? 0, 0);
   // What the store holds, after the crawl's last checkpoint.
   assert.deepEqual(
     { pages: result.counts.pages, fetched: result.counts.fetched, failed: result.counts.failed, excluded: result.counts.excluded, frontier: result.counts.frontier, links: result.counts.links },

@@ -115,6 +115,7 @@ export function registerStoreCommands(program: Command): void {
           ['title', report.title === null ? '-' : safeLabel(report.title)],
           ['fetched', report.fetchedAt === null ? 'never' : `${report.fetchedAt} (status ${report.status}, ${report.contentType ?? '?'})`],
           ...(report.role === 'sitemap' ? [['role', 'sitemap']] : []),
+          ...(report.rendered === null ? [] : [['rendered', `in Chromium: ${report.rendered}${report.rendered === 'failed' ? " (its HTML's links stand)" : "; links marked 'script' are only in the rendered page"}`]]),
           ...(report.size === null ? [] : [['size', `${count(report.size)} bytes${report.wireSize !== null && report.wireSize !== report.size ? `, ${count(report.wireSize)} on the wire` : ''}`]]),
           ...(report.visits.length > 1
             ? [['visits', `${count(report.visits.length)}${report.visits.length === 20 ? '+' : ''}, ${report.visits.filter((v) => v.changed === true).length} changed${report.changeRate === null ? '' : `; about ${report.changeRate.toPrecision(3)} changes a day`}`]]
