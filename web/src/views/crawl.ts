@@ -11,9 +11,9 @@ import type { CrawlStatus } from '../types.js';
 import { lineChart, type LineChart } from '../charts/line.js';
 
 const RENDER_MODES: Array<[string, string]> = [
-  ['auto', 'auto: pages whose HTML looks built by scripts'],
-  ['always', 'always: every HTML page'],
-  ['never', 'never: read pages as served'],
+  ['auto', 'auto'],
+  ['always', 'always'],
+  ['never', 'never'],
 ];
 
 const STRATEGIES: Array<[string, string]> = [
@@ -70,7 +70,7 @@ function crawlFields(): Record<string, Field[]> {
       checkField({ name: 'sitemaps', label: 'Sitemaps', checked: true, help: 'robots.txt’s Sitemap lines, else /sitemap.xml' }),
       checkField({ name: 'compression', label: 'Ask for compression', checked: true, help: 'gzip, deflate, br' }),
       checkField({ name: 'respectNofollow', label: 'Respect nofollow', help: 'find no new page through rel=nofollow links' }),
-      selectField({ name: 'render', label: 'Render in Chromium', optional: true, options: RENDER_MODES, help: 'find the links scripts write (default auto)' }),
+      selectField({ name: 'render', label: 'Render in Chromium', optional: true, options: RENDER_MODES, help: 'to find the links scripts write; auto (default): pages whose HTML looks built by scripts; always: every HTML page' }),
       numberField({ name: 'renderConcurrency', label: 'Pages rendered at once', min: 1, max: 64, step: 1, placeholder: 'one per core' }),
       numberField({ name: 'renderTimeout', label: 'Render time per page (s)', min: 0.1, placeholder: '15' }),
       checkField({ name: 'live', label: 'Live PageRank', checked: true, help: 'the PageRank of the pages known so far, updated while crawling' }),
