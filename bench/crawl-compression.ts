@@ -28,7 +28,12 @@ import { median } from './report.js';
 
 const SITES = {
   pgdoc: { dir: process.env.WGA_PGDOC_DIR ?? '/usr/share/doc/postgresql-doc-15/html', start: 'index.html', label: 'PostgreSQL 15 manual' },
-  libstdcxx: { dir: '/usr/share/doc/libstdc++-12-doc/html', start: 'index.html', label: 'libstdc++ manual' },
+  // Debian's libstdc++-12-doc puts the manual under gcc-12-base's directory.
+  libstdcxx: {
+    dir: ['/usr/share/doc/gcc-12-base/libstdc++', '/usr/share/doc/libstdc++-12-doc/html'].find((d) => existsSync(join(d, 'index.html'))) ?? '/usr/share/doc/gcc-12-base/libstdc++',
+    start: 'index.html',
+    label: 'libstdc++ manual',
+  },
 } as const;
 
 let runs = 3;
@@ -126,6 +131,8 @@ async function runOne(contender: Contender, rep: number): Promise<void> {
   const args = [
     cli, 'crawl', `http://127.0.0.1:${port}/${manual.start}`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--per-host', '16', '--concurrency', '16',
     '--json', '-q', ...(contender === 'no-compression' ? ['--no-compression'] : []),
+    // This issue's changes alone: the build before it had no rendering (its cost on a static site is measured by bench/crawl-render.ts).
+    ...(contender === 'plain-before' ? [] : ['--render', 'never']),
   ];
   const timeFile = join(work, 'time.out');
   const load = loadavg()[0]!;
