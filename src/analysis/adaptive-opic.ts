@@ -41,6 +41,8 @@ export class AdaptiveOpic {
   /** Interpolation: H[i] and the default history a new page starts with. */
   private interpolated: Float64Array = new Float64Array(16);
   private readonly recentRates: number[] = [];
+  /** The median of recentRates, until they change (null: to compute). */
+  private medianRate: number | null = null;
 
   constructor(policy: WindowPolicy, options: OpicOptions = {}) {
     checkPolicy(policy);
@@ -90,6 +92,7 @@ export class AdaptiveOpic {
     const kept = rates.slice(-RECENT_PAGES);
     this.recentRates.length = 0;
     this.recentRates.push(...kept);
+    this.medianRate = null;
   }
 
   /**
@@ -150,6 +153,7 @@ export class AdaptiveOpic {
     if (firstRead && now - previous > 0) {
       this.recentRates.push(amount / (now - previous));
       if (this.recentRates.length > RECENT_PAGES) this.recentRates.shift();
+      this.medianRate = null;
     }
     return amount;
   }
@@ -190,11 +194,14 @@ export class AdaptiveOpic {
   /** The typical (median) observed rate of the pages most recently read for the first time. */
   private defaultRate(): number {
     if (this.recentRates.length === 0) return 0;
+    // Kept until the rates change: every page found asks for it (a sort per new page showed in crawl profiles).
+    if (this.medianRate !== null) return this.medianRate;
     // The median: a page read just after it was found (its first cash came in one payment, in little
     // G-time) shows a burst rate far above its long-run one, and a few such pages would rule a mean.
     const sorted = this.recentRates.slice().sort((a, b) => a - b);
     const middle = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+    this.medianRate = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+    return this.medianRate;
   }
 
   /** Drops the measures the policy does not keep (times[0] is the start of the oldest kept one). */

@@ -54,9 +54,10 @@ const REFUSALS_PER_TURN = 1000;
 const OUTCOMES = ['excluded', 'failed', 'redirects', 'fetched', 'other'] as const;
 const NO_OUTCOME = 255;
 const ROLES: readonly PageRole[] = ['page', 'sitemap'];
-const GRAPH_KINDS: ReadonlySet<LinkKind> = new Set(GRAPH_LINK_KINDS);
 /** A small number per kind, for numeric keys (target * 16 + kind). */
 const KIND_INDEX: Record<LinkKind, number> = { anchor: 0, area: 1, frame: 2, iframe: 3, refresh: 4, redirect: 5, canonical: 6, alternate: 7, sitemap: 8 };
+/** 1 for the kinds of the web graph (GRAPH_LINK_KINDS), by KIND_INDEX. */
+const IN_GRAPH = Uint8Array.from(Object.entries(KIND_INDEX).sort((a, b) => a[1] - b[1]), ([kind]) => (GRAPH_LINK_KINDS.includes(kind as LinkKind) ? 1 : 0));
 
 /** Clicks a link of each kind adds to the depth of its target: a frame, a refresh or a redirect is no click. */
 const DEPTH_STEP: Record<LinkKind, number> = { anchor: 1, area: 1, alternate: 1, sitemap: 1, frame: 0, iframe: 0, refresh: 0, redirect: 0, canonical: 0 };
@@ -156,6 +157,8 @@ export abstract class PagePipeline {
   /** Per page, the last pageLinks() call that put it in an out list (its generation). */
   private readonly marks = new Column(new Int32Array(1024));
   private markGeneration = 0;
+  /** pageLinks()'s links of the page being read, per target and kind (one map, emptied for each page). */
+  private readonly foundLinks = new Map<number, FoundLink>();
   /** Redirects (and refreshes) followed: source to target, for loops. */
   protected readonly redirectTo = new Map<number, number>();
   private rejected = new Set<string>();
@@ -584,13 +587,9 @@ export abstract class PagePipeline {
     const pageUrl = this.urls.url(id);
     const depth = this.depth.get(id);
     // Per target and kind: the rel bits every link to it carries (nofollow only if every link is), and hreflang.
-    const found = new Map<number, FoundLink>();
-    const add = (target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }, extraRel: number): void => {
-      const at = target * 16 + KIND_INDEX[link.kind];
-      const before = found.get(at);
-      if (before !== undefined) before.rel &= link.rel | extraRel;
-      else found.set(at, { target, kind: link.kind, rel: link.rel | extraRel, hreflang: link.hreflang, lastmod: null });
-    };
+    // One map for every page, emptied here (a Map per page showed in crawl profiles).
+    const found = this.foundLinks;
+    found.clear();
     const sources: Array<{ page: ExtractedPage; url: string; extraRel: number }> = [{ page: result.page!, url: pageUrl, extraRel: 0 }];
     if (rendered?.page != null) sources.push({ page: rendered.page, url: rendered.finalUrl ?? pageUrl, extraRel: REL_BITS.script });
     let canonical: { href: string; base: string | URL } | null = null;
@@ -623,14 +622,14 @@ export abstract class PagePipeline {
           this.depthLinks.cut(id, { url: resolved.url.href, key: resolved.key, kind: link.kind, rel: link.rel | extraRel, hreflang: link.hreflang });
         }
         if (target < 0 || target === id) continue;
-        add(target, link, extraRel);
+        PagePipeline.addFound(found, target, link, extraRel);
       }
     }
     if (canonical !== null) {
       const resolved = resolveUrl(canonical.href, canonical.base);
       if (resolved.ok && resolved.key !== this.urls.key(id)) {
         const target = this.intern(resolved.url, resolved.key, depth);
-        if (target >= 0) add(target, { kind: 'canonical', rel: 0, hreflang: null }, 0);
+        if (target >= 0) PagePipeline.addFound(found, target, { kind: 'canonical', rel: 0, hreflang: null }, 0);
       }
     }
     // Where the page's scripts took it: the history API's URL, or a navigation they started, as a client-side redirect.
@@ -650,15 +649,24 @@ export abstract class PagePipeline {
       links.push(link);
       if ((link.rel & REL_BITS.script) !== 0) scripted++;
       this.depthLinks?.child(id, link.target, DEPTH_STEP[link.kind]);
-      if (GRAPH_KINDS.has(link.kind) && this.marks.get(link.target) !== mark) {
+      if (IN_GRAPH[KIND_INDEX[link.kind]] === 1 && this.marks.get(link.target) !== mark) {
         this.marks.set(link.target, mark);
         out.push(link.target);
       }
     }
+    found.clear();
     if (rendered !== null) {
       this.counters.renderedLinks += scripted;
       this.renderPolicy.learn(this.hostFor(id).id, scripted);
     }
+  }
+
+  /** A link to `target` into a page's links found, merged with one of the same kind found before. */
+  private static addFound(found: Map<number, FoundLink>, target: number, link: ExtractedLink | { kind: LinkKind; rel: number; hreflang: string | null }, extraRel: number): void {
+    const at = target * 16 + KIND_INDEX[link.kind];
+    const before = found.get(at);
+    if (before !== undefined) before.rel &= link.rel | extraRel;
+    else found.set(at, { target, kind: link.kind, rel: link.rel | extraRel, hreflang: link.hreflang, lastmod: null });
   }
 
   /**
