@@ -6,6 +6,7 @@
  * - /p/moved: its script moves it to /p/moved-to with the history API (replaceState);
  * - /p/timer: its links appear 300 ms after load, from a timer (no request);
  * - /p/never: its DOM changes every 50 ms forever (it never settles);
+ * - /p/hang (with `hang`): its script never returns (the render times out, the page's HTML stands);
  * - /static.html: a page of plain HTML, no script (--render auto must not render it);
  * - the shell asks for subresources the crawl must refuse: a script on 127.0.0.2 (a refused
  *   address when only 127.0.0.1 is allowed), a fetch of /private/data.json (robots.txt disallows
@@ -84,9 +85,11 @@ const STATIC_HTML = '<!doctype html><html><head><title>Static</title></head><bod
  * 127.0.0.2. `probes: false` leaves out the requests a crawler must refuse (for benchmarks, where
  * crawlers without wga's rules would follow them).
  */
-export async function serveAppSite(n: number, options: { probes?: boolean } = {}): Promise<AppSite> {
+export async function serveAppSite(n: number, options: { probes?: boolean; hang?: boolean } = {}): Promise<AppSite> {
   const probes = options.probes ?? true;
   const routes = routeTable(n);
+  // hang: /p/0 also links to /p/hang, whose script never returns (a render that must time out).
+  if (options.hang === true) routes['/p/0']!.push('/p/hang');
   const routesJson = JSON.stringify(routes);
   const log: string[] = [];
   const refusedLog: string[] = [];
@@ -102,6 +105,7 @@ export async function serveAppSite(n: number, options: { probes?: boolean } = {}
     else if (path === '/app.js') send(200, 'text/javascript', APP_JS);
     else if (path === '/routes.json') send(200, 'application/json', routesJson);
     else if (path === '/static.html') send(200, 'text/html; charset=utf-8', STATIC_HTML);
+    else if (path === '/p/hang') send(200, 'text/html; charset=utf-8', '<!doctype html><title>Hang</title><script>for (;;) {}</script><a href="/p/1">1</a>');
     else if (path === '/' || path.startsWith('/p/')) send(200, 'text/html; charset=utf-8', shell(probes ? site.refusedOrigin : null).replace('<title>', probes ? '<script>window.PROBES = 1</script><title>' : '<title>'));
     else send(404, 'text/plain', 'not found');
   });
@@ -122,6 +126,8 @@ export async function serveAppSite(n: number, options: { probes?: boolean } = {}
   const queue = ['/p/0'];
   const linksOf = (path: string): string[] => {
     if (path === '/static.html') return ['/p/2', '/p/8'];
+    // Its HTML's link: what stands when its render fails.
+    if (path === '/p/hang') return ['/p/1'];
     return routes[path === '/p/moved' ? '/p/moved-to' : path] ?? [];
   };
   while (queue.length > 0) {

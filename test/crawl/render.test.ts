@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Crawler, type CrawlReport } from '../../src/crawl/crawler.js';
-import { findBrowser } from '../../src/crawl/render.js';
+import { browserProcesses, findBrowser } from '../../src/crawl/render.js';
 import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
 import { joinSharedCrawl, startSharedCrawl } from '../../src/app/shared-crawl.js';
 import { PostgresStore } from '../../src/store/postgres.js';
@@ -185,6 +185,47 @@ if (browser === null) {
       assertSameSet(b.links, a.links, 'links after resume = uninterrupted');
       assertSameSet(new Set(b.pages.keys()), new Set(a.pages.keys()), 'pages after resume = uninterrupted');
       for (const [url, page] of a.pages) assert.equal(b.pages.get(url)!.rendered, page.rendered, url);
+    });
+
+    it('a page that hangs the browser fails alone, a killed browser is restarted: the crawl records everything', async () => {
+      const hanging = await serveAppSite(40, { hang: true });
+      try {
+        const db = newDb();
+        const settings = settingsFor(hanging, { render: 'always', browser, renderTimeoutMs: 1500, concurrency: 4, renderConcurrency: 2, delayMs: 30 });
+        const store = SqliteStore.open(db);
+        let report: CrawlReport;
+        try {
+          const running = Crawler.run(store, settings);
+          // Kill every Chromium process of this test process once a few pages are rendered.
+          let killed = 0;
+          for (let i = 0; i < 600 && killed === 0; i++) {
+            await new Promise((r) => setTimeout(r, 50));
+            if (hanging.log.filter((l) => / \/p\/\d+$/.test(l)).length < 8) continue;
+            for (const pid of browserProcesses()) {
+              try {
+                process.kill(pid, 'SIGKILL');
+                killed++;
+              } catch {
+                // Gone.
+              }
+            }
+          }
+          assert.ok(killed > 0, 'the browser was killed during the crawl');
+          report = await running;
+        } finally {
+          await store.close();
+        }
+        const s = await stored(db);
+        const anchorsAndRefreshes = new Set([...s.links].filter((l) => l.startsWith('anchor ') || l.startsWith('refresh ')));
+        assertSameSet(anchorsAndRefreshes, expectedLinks(hanging), 'every link despite the hang and the kill');
+        assert.equal(s.pages.get(`${hanging.origin}/p/hang`)!.rendered, 'failed');
+        assert.deepEqual(s.rel.get(`${hanging.origin}/p/hang ${hanging.origin}/p/1`), [], "the hung page's HTML link stands, unmarked");
+        assert.ok(report.renderer!.launches >= 2, `browser restarted (${report.renderer!.launches} launches)`);
+        assert.equal(report.renderer!.failed, 1, 'only the hanging page failed');
+        assert.equal([...s.pages.values()].filter((p) => p.rendered === 'settled' || p.rendered === 'unsettled').length, s.pages.size - 1);
+      } finally {
+        await hanging.close();
+      }
     });
 
     it('the CLI reports what rendering did, and refuses --render with a missing browser in one line', async () => {

@@ -264,6 +264,11 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       assertJsonError(notJson.status, (await notJson.json()) as Json, 400, 'body');
       const crawl = await send('POST', 'api/crawl', { seeds: ['http://a.example/'], maxPages: 'many' });
       assertJsonError(crawl.status, crawl.body, 400, 'maxPages');
+      const render = await send('POST', 'api/crawl', { seeds: ['http://a.example/'], render: 'sometimes' });
+      assertJsonError(render.status, render.body, 400, 'render');
+      // A browser path is no HTTP parameter: the server runs no executable a request names.
+      const browser = await send('POST', 'api/crawl', { seeds: ['http://a.example/'], browser: '/bin/sh' });
+      assertJsonError(browser.status, browser.body, 400, 'browser');
     });
 
     it('needs the token for every change, and a Host of its own', async () => {
