@@ -462,7 +462,8 @@ export abstract class PagePipeline {
     this.hosts.finish(host);
     this.countBytes(result);
     const html = result.html ?? null;
-    result.html = null;
+    // Dropped once handed on (only answers that carry it: adding the property to every answer would change their shape).
+    if (html !== null) result.html = null;
     const retry = result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null;
     if (!retry && html !== null && result.page !== null && this.stopping === null && this.renderPolicy.wants(host.id, result.page)) {
       // Rendered: the page stays in flight (it holds its place in --concurrency), its host free for other requests.
