@@ -56,6 +56,7 @@ export {
   rankPositions,
 } from './analysis/aggregate.js';
 export { AdaptiveOpic, type WindowPolicy } from './analysis/adaptive-opic.js';
+export { CORENESS_MODES, type CorenessMode, type DistanceCentralities, type HitsResult, coreness, distanceCentralities, hits } from './analysis/centrality.js';
 export {
   type Observation,
   type OpicExperimentOptions,

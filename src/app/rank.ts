@@ -3,6 +3,7 @@
  * to levels from roots), Monte Carlo, OPIC, TrafficRank or HOTness, with progress per iteration
  * (the convergence curve), optionally saved as a run and written to a score file.
  */
+import { CORENESS_MODES, type CorenessMode, coreness, distanceCentralities, hits } from '../analysis/centrality.js';
 import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../analysis/montecarlo.js';
 import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../analysis/opic.js';
 import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS, type TrafficSweep, trafficRank } from '../analysis/traffic.js';
@@ -20,7 +21,13 @@ import { type GraphSource, saveRun } from './graph-source.js';
 import { choiceOption, integerOption, numberOption, pageId } from './values.js';
 import { MAX_THREADS } from './values.js';
 
-export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness'] as const;
+export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness', 'harmonic', 'closeness', 'hits', 'coreness'] as const;
+
+/**
+ * Exact harmonic centrality and closeness cost one breadth-first search per page: n * m link visits.
+ * Past this many the answer would take many minutes (HyperBall, issue 28, is their estimate at scale).
+ */
+export const EXACT_DISTANCE_LIMIT = 2e10;
 export type RankMethod = (typeof RANK_METHODS)[number];
 
 /** The options of a ranking as the CLI gives them (strings; the HTTP API passes the same names). */
@@ -48,6 +55,10 @@ export interface RankOptions {
   save?: boolean;
   /** A store's links to rank (values.ts linkFilterOption): the HTTP API's; the CLI passes --links to the graph source. */
   links?: string;
+  /** HITS: rank by hub scores instead of authorities. */
+  hubs?: boolean;
+  /** Coreness: the degree counted, all (in + out), in or out. */
+  mode?: string;
 }
 
 export interface RankedPage {
@@ -138,6 +149,10 @@ export interface RankRequest {
   save: boolean;
   /** How the graph was named, for the score file's comment. */
   source?: string;
+  /** HITS: hubs instead of authorities. */
+  hubs: boolean;
+  /** Coreness: which degree. */
+  coreMode: CorenessMode;
 }
 
 /** Checks a ranking's options; an OptionError names the option at fault. */
@@ -174,7 +189,12 @@ export function parseRankOptions(options: RankOptions): RankRequest {
     throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
   }
   const reads = options.reads === undefined ? null : integerOption('--reads', options.reads, 1, 1);
+  if (options.hubs === true && method !== 'hits') throw new OptionError('--hubs', 'is an option of --method hits');
+  if (options.mode !== undefined && method !== 'coreness') throw new OptionError('--mode', 'is an option of --method coreness');
+  const coreMode = choiceOption('--mode', options.mode, CORENESS_MODES, 'all');
   return {
+    hubs: options.hubs === true,
+    coreMode,
     method,
     focus,
     focusShare,
@@ -303,6 +323,59 @@ function computeRanking(
         },
         top: result.converged || Number.isFinite(result.violation) ? topEntries(graph.labels, scores, request.k) : [],
       },
+    };
+  }
+  if (method === 'harmonic' || method === 'closeness') {
+    const visits = graph.nodeCount * graph.edgeCount;
+    if (visits > EXACT_DISTANCE_LIMIT) {
+      throw new OptionError(`--method ${method}`, `exact on ${graph.nodeCount} pages and ${graph.edgeCount} links means ${visits.toExponential(1)} link visits (more than ${EXACT_DISTANCE_LIMIT.toExponential(0)}): too long for an exact answer`);
+    }
+    const result = distanceCentralities(graph, (done) => {
+      context.signal?.throwIfAborted();
+      context.onProgress?.({ phase: method, message: `${method}: ${done} of ${graph.nodeCount} pages`, done, total: graph.nodeCount, data: { iteration: done, residual: 0 } });
+    });
+    // igraph gives NaN to a page no other page reaches; it ranks last here, with 0.
+    const scores = method === 'harmonic' ? result.harmonic : result.closeness.map((c) => (Number.isNaN(c) ? 0 : c));
+    return {
+      scores,
+      labels: graph.labels,
+      pages: null,
+      json: { ...base, solver: 'exact', tolerance: null, iterations: graph.nodeCount, equivalentIterations: graph.nodeCount, residual: 0, converged: true, top: topEntries(graph.labels, scores, request.k) },
+    };
+  }
+  if (method === 'hits') {
+    const result = hits(graph, {
+      tolerance: request.tolerance,
+      maxIterations: request.maxIterations,
+      onIteration: (iteration, residual) => {
+        context.signal?.throwIfAborted();
+        context.onProgress?.({ phase: 'hits', message: `hits: iteration ${iteration}, residual ${residual.toExponential(2)}`, done: iteration, total: request.maxIterations, data: { iteration, residual } });
+      },
+    });
+    const scores = request.hubs ? result.hubs : result.authorities;
+    return {
+      scores,
+      labels: graph.labels,
+      pages: null,
+      json: {
+        ...base,
+        solver: request.hubs ? 'hubs' : 'authorities',
+        tolerance: request.tolerance,
+        iterations: result.iterations,
+        equivalentIterations: 2 * result.iterations,
+        residual: result.residual,
+        converged: result.converged,
+        top: topEntries(graph.labels, scores, request.k),
+      },
+    };
+  }
+  if (method === 'coreness') {
+    const scores = Float64Array.from(coreness(graph, request.coreMode));
+    return {
+      scores,
+      labels: graph.labels,
+      pages: null,
+      json: { ...base, solver: request.coreMode, tolerance: null, iterations: 1, equivalentIterations: 2, residual: 0, converged: true, top: topEntries(graph.labels, scores, request.k) },
     };
   }
   if (method === 'opic') {

@@ -36,6 +36,8 @@ export function registerRank(program: Command): void {
       .option('--discovery-share <x>', 'OPIC: share of the virtual page\'s payouts for pages never read (default: 0)')
       .option('--alpha <a>', `TrafficRank/HOTness: share of the traffic on real links (default: ${TRAFFIC_DEFAULTS.alpha})`)
       .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep})`)
+      .option('--hubs', 'HITS: rank by hub scores (default: authorities)')
+      .option('--mode <degree>', 'coreness: the degree counted, all (in + out: the graph taken as undirected), in or out (default: all)')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
@@ -79,6 +81,10 @@ function printRank(report: RankJson): void {
       : report.montecarlo !== null
       ? `${count(report.montecarlo.walks)} walks (${report.montecarlo.walksPerPage} per page, seed ${report.montecarlo.seed}), ` +
         `largest relative error of the top pages ${(100 * report.residual).toFixed(1)}%`
+      : report.method === 'harmonic' || report.method === 'closeness'
+      ? 'exact, one breadth-first search per page along in-links'
+      : report.method === 'coreness'
+      ? `k-cores by ${report.solver === 'all' ? 'in + out' : `${report.solver}-`} degree`
       : `${report.solver}, ${report.iterations} iterations (${report.equivalentIterations.toFixed(1)} in power-iteration work), ` +
         `residual ${report.residual.toExponential(2)}${report.converged ? '' : ' (NOT CONVERGED)'}`;
   print(`${report.method} of ${scope}: ${how}; load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`);

@@ -19,6 +19,10 @@ const METHODS: Array<[string, string]> = [
   ['opic', 'OPIC (off-line)'],
   ['traffic', 'TrafficRank'],
   ['hotness', 'HOTness'],
+  ['harmonic', 'Harmonic centrality (exact)'],
+  ['closeness', 'Closeness (exact)'],
+  ['hits', 'HITS'],
+  ['coreness', 'Coreness (k-cores)'],
 ];
 
 function rankFields() {
@@ -62,8 +66,10 @@ function rankFields() {
     numberField({ name: 'alpha', label: 'Alpha (real-link share)', min: 0, max: 1, placeholder: '0.85' }),
     selectField({ name: 'sweep', label: 'Sweep', optional: true, options: [['anderson', 'Anderson'], ['gauss-seidel', 'Gauss-Seidel'], ['jacobi', 'Jacobi']] }),
   ];
+  const hits = [checkField({ name: 'hubs', label: 'Hubs', help: 'rank by hub scores instead of authorities' })];
+  const core = [selectField({ name: 'mode', label: 'Degree', optional: true, options: [['all', 'in + out (undirected)'], ['in', 'in-links'], ['out', 'out-links']] })];
   const save = checkField({ name: 'save', label: 'Keep as a stored run', checked: true });
-  return { method, common, pagerank, montecarlo, personal, opic, traffic, save };
+  return { method, common, pagerank, montecarlo, personal, opic, traffic, hits, core, save };
 }
 
 export async function rankView(root: HTMLElement): Promise<() => void> {
@@ -74,6 +80,8 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     personal: group('Personalised and restricted', f.personal),
     opic: group('OPIC', f.opic, true),
     traffic: group('TrafficRank / HOTness', f.traffic, true),
+    hits: group('HITS', f.hits, true),
+    core: group('Coreness', f.core, true),
   };
   const run = h('button', { type: 'submit', name: 'run' }, 'Run');
   const cancel = h('button', { type: 'button', class: 'secondary', name: 'cancel', disabled: true }, 'Cancel');
@@ -97,6 +105,8 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     groups.personal.classList.toggle('hidden', m !== 'pagerank' && m !== 'montecarlo');
     groups.opic.classList.toggle('hidden', m !== 'opic');
     groups.traffic.classList.toggle('hidden', m !== 'traffic' && m !== 'hotness');
+    groups.hits.classList.toggle('hidden', m !== 'hits');
+    groups.core.classList.toggle('hidden', m !== 'coreness');
   };
   methodSelect.addEventListener('change', showGroups);
   showGroups();
@@ -204,7 +214,19 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     const body = readFields([f.method, ...f.common, f.save]);
     const m = String(body.method);
     const extra =
-      m === 'pagerank' ? [...f.pagerank, ...f.personal] : m === 'montecarlo' ? [...f.montecarlo, ...f.personal] : m === 'opic' ? f.opic : f.traffic;
+      m === 'pagerank'
+        ? [...f.pagerank, ...f.personal]
+        : m === 'montecarlo'
+          ? [...f.montecarlo, ...f.personal]
+          : m === 'opic'
+            ? f.opic
+            : m === 'hits'
+              ? f.hits
+              : m === 'coreness'
+                ? f.core
+                : m === 'traffic' || m === 'hotness'
+                  ? f.traffic
+                  : [];
     Object.assign(body, readFields(extra as Field[]));
     if (Array.isArray(body.focus)) body.focus = (body.focus as string[])[0];
     api
