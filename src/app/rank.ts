@@ -4,6 +4,7 @@
  * (the convergence curve), optionally saved as a run and written to a score file.
  */
 import { CORENESS_MODES, type CorenessMode, coreness, distanceCentralities, hits } from '../analysis/centrality.js';
+import { hyperBall } from '../analysis/hyperball.js';
 import { MONTE_CARLO_DEFAULTS, monteCarloPageRank } from '../analysis/montecarlo.js';
 import { OPIC_STRATEGIES, Opic, type OpicStrategy } from '../analysis/opic.js';
 import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS, type TrafficSweep, trafficRank } from '../analysis/traffic.js';
@@ -21,7 +22,7 @@ import { type GraphSource, saveRun } from './graph-source.js';
 import { choiceOption, integerOption, numberOption, pageId } from './values.js';
 import { MAX_THREADS } from './values.js';
 
-export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness', 'harmonic', 'closeness', 'hits', 'coreness'] as const;
+export const RANK_METHODS = ['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness', 'harmonic', 'closeness', 'lin', 'hits', 'coreness'] as const;
 
 /**
  * Exact harmonic centrality and closeness cost one breadth-first search per page: n * m link visits.
@@ -59,6 +60,10 @@ export interface RankOptions {
   hubs?: boolean;
   /** Coreness: the degree counted, all (in + out), in or out. */
   mode?: string;
+  /** Harmonic, closeness, Lin: exact (one breadth-first search per page) instead of HyperBall. */
+  exact?: boolean;
+  /** HyperBall: log2 of the registers per counter (4-16; default: the most, up to 8, that fit 4 GB). */
+  log2m?: string;
 }
 
 export interface RankedPage {
@@ -153,6 +158,9 @@ export interface RankRequest {
   hubs: boolean;
   /** Coreness: which degree. */
   coreMode: CorenessMode;
+  exact: boolean;
+  /** null: chosen to fit memory. */
+  log2m: number | null;
 }
 
 /** Checks a ranking's options; an OptionError names the option at fault. */
@@ -192,7 +200,13 @@ export function parseRankOptions(options: RankOptions): RankRequest {
   if (options.hubs === true && method !== 'hits') throw new OptionError('--hubs', 'is an option of --method hits');
   if (options.mode !== undefined && method !== 'coreness') throw new OptionError('--mode', 'is an option of --method coreness');
   const coreMode = choiceOption('--mode', options.mode, CORENESS_MODES, 'all');
+  const geometric = method === 'harmonic' || method === 'closeness' || method === 'lin';
+  if (options.exact === true && !geometric) throw new OptionError('--exact', 'is an option of --method harmonic, closeness and lin');
+  if (options.log2m !== undefined && (!geometric || options.exact === true)) throw new OptionError('--log2m', 'is an option of HyperBall: --method harmonic, closeness or lin without --exact');
+  const log2m = options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 8, 4, 16);
   return {
+    exact: options.exact === true,
+    log2m,
     hubs: options.hubs === true,
     coreMode,
     method,
@@ -325,22 +339,55 @@ function computeRanking(
       },
     };
   }
-  if (method === 'harmonic' || method === 'closeness') {
-    const visits = graph.nodeCount * graph.edgeCount;
-    if (visits > EXACT_DISTANCE_LIMIT) {
-      throw new OptionError(`--method ${method}`, `exact on ${graph.nodeCount} pages and ${graph.edgeCount} links means ${visits.toExponential(1)} link visits (more than ${EXACT_DISTANCE_LIMIT.toExponential(0)}): too long for an exact answer`);
+  if (method === 'harmonic' || method === 'closeness' || method === 'lin') {
+    if (request.exact) {
+      const visits = graph.nodeCount * graph.edgeCount;
+      if (visits > EXACT_DISTANCE_LIMIT) {
+        throw new OptionError('--exact', `on ${graph.nodeCount} pages and ${graph.edgeCount} links means ${visits.toExponential(1)} link visits (more than ${EXACT_DISTANCE_LIMIT.toExponential(0)}): leave --exact out for HyperBall's estimate`);
+      }
+      const result = distanceCentralities(graph, (done) => {
+        context.signal?.throwIfAborted();
+        context.onProgress?.({ phase: method, message: `${method}: ${done} of ${graph.nodeCount} pages`, done, total: graph.nodeCount, data: { iteration: done, residual: 0 } });
+      });
+      // igraph gives NaN to a page no other page reaches; it ranks last here, with 0.
+      const scores =
+        method === 'harmonic'
+          ? result.harmonic
+          : method === 'closeness'
+            ? result.closeness.map((c) => (Number.isNaN(c) ? 0 : c))
+            : result.closeness.map((c, v) => (Number.isNaN(c) ? 0 : result.reached[v]! * result.reached[v]! * c));
+      return {
+        scores,
+        labels: graph.labels,
+        pages: null,
+        json: { ...base, solver: 'exact', tolerance: null, iterations: graph.nodeCount, equivalentIterations: graph.nodeCount, residual: 0, converged: true, top: topEntries(graph.labels, scores, request.k) },
+      };
     }
-    const result = distanceCentralities(graph, (done) => {
-      context.signal?.throwIfAborted();
-      context.onProgress?.({ phase: method, message: `${method}: ${done} of ${graph.nodeCount} pages`, done, total: graph.nodeCount, data: { iteration: done, residual: 0 } });
+    const result = hyperBall(graph, {
+      log2m: request.log2m,
+      seed: request.seed,
+      onIteration: (iteration, changed) => {
+        context.signal?.throwIfAborted();
+        context.onProgress?.({ phase: 'hyperball', message: `hyperball: iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });
+      },
     });
-    // igraph gives NaN to a page no other page reaches; it ranks last here, with 0.
-    const scores = method === 'harmonic' ? result.harmonic : result.closeness.map((c) => (Number.isNaN(c) ? 0 : c));
+    const raw = method === 'harmonic' ? result.harmonic : method === 'closeness' ? result.closeness : result.lin;
+    const scores = raw.map((c) => (Number.isNaN(c) ? 0 : c));
     return {
       scores,
       labels: graph.labels,
       pages: null,
-      json: { ...base, solver: 'exact', tolerance: null, iterations: graph.nodeCount, equivalentIterations: graph.nodeCount, residual: 0, converged: true, top: topEntries(graph.labels, scores, request.k) },
+      json: {
+        ...base,
+        solver: `hyperball log2m=${result.log2m}`,
+        tolerance: null,
+        iterations: result.iterations,
+        equivalentIterations: result.iterations,
+        // The relative standard deviation of each counter: the precision of every estimate.
+        residual: result.relativeStandardDeviation,
+        converged: true,
+        top: topEntries(graph.labels, scores, request.k),
+      },
     };
   }
   if (method === 'hits') {

@@ -12,6 +12,7 @@ import { registerChanges } from './commands/changes.js';
 import { registerCompare } from './commands/compare.js';
 import { registerCrawl } from './commands/crawl.js';
 import { registerDegrees } from './commands/degrees.js';
+import { registerDistances } from './commands/distances.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExperiment } from './commands/experiment.js';
 import { registerExport } from './commands/export.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerScc(program);
   registerLevels(program);
   registerDegrees(program);
+  registerDistances(program);
   registerCompare(program);
   registerAggregate(program);
   registerExperiment(program);

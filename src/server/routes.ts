@@ -140,7 +140,7 @@ function asOptions(body: Record<string, unknown>, spec: Record<string, Kind>): R
 const RANK_PARAMETERS: Record<string, Kind> = {
   method: 'value', solver: 'value', damping: 'value', tolerance: 'value', maxIterations: 'value', teleport: 'list', root: 'list',
   maxLevel: 'value', walks: 'value', seed: 'value', strategy: 'value', reads: 'value', focus: 'value', focusShare: 'value',
-  discoveryShare: 'value', alpha: 'value', sweep: 'value', threads: 'value', top: 'value', save: 'flag', links: 'value', hubs: 'flag', mode: 'value',
+  discoveryShare: 'value', alpha: 'value', sweep: 'value', threads: 'value', top: 'value', save: 'flag', links: 'value', hubs: 'flag', mode: 'value', exact: 'flag', log2m: 'value',
 };
 
 const CRAWL_PARAMETERS: Record<string, Kind> = {

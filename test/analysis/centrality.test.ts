@@ -125,8 +125,9 @@ describe('wga rank --method harmonic|closeness|hits|coreness', () => {
     const graph = (await loadGraph(hollins)).graph;
     const exact = distanceCentralities(graph);
     const expected: Record<string, Float64Array> = {
-      harmonic: exact.harmonic,
-      closeness: exact.closeness.map((c) => (Number.isNaN(c) ? 0 : c)),
+      'harmonic --exact': exact.harmonic,
+      'closeness --exact': exact.closeness.map((c) => (Number.isNaN(c) ? 0 : c)),
+      'lin --exact': exact.closeness.map((c, v) => (Number.isNaN(c) ? 0 : exact.reached[v]! ** 2 * c)),
       hits: hits(graph, { tolerance: 1e-10 }).authorities,
       'hits --hubs': hits(graph, { tolerance: 1e-10 }).hubs,
       'coreness --mode out': Float64Array.from(coreness(graph, 'out')),
@@ -143,11 +144,25 @@ describe('wga rank --method harmonic|closeness|hits|coreness', () => {
     }
   });
 
+  it('estimates harmonic centrality by HyperBall unless --exact', () => {
+    const run = rank('--method', 'harmonic', '--log2m', '10', '--top', '20');
+    assert.equal(run.status, 0, run.stderr);
+    const json = JSON.parse(run.stdout) as { solver: string; residual: number; top: Array<{ label: string }> };
+    assert.equal(json.solver, 'hyperball log2m=10');
+    assert.ok(Math.abs(json.residual - 1.04 / 32) < 1e-12);
+    const exact = JSON.parse(rank('--method', 'harmonic', '--exact', '--top', '20').stdout) as { top: Array<{ label: string }> };
+    const overlap = json.top.filter((t) => exact.top.some((e) => e.label === t.label)).length;
+    assert.ok(overlap >= 15, `top-20 overlap with the exact ranking: ${overlap}`);
+  });
+
   it('refuses options of other methods in one line', () => {
     for (const [args, option] of [
       [['--method', 'pagerank', '--hubs'], '--hubs'],
       [['--method', 'hits', '--mode', 'in'], '--mode'],
       [['--method', 'coreness', '--mode', 'sideways'], '--mode'],
+      [['--method', 'pagerank', '--exact'], '--exact'],
+      [['--method', 'harmonic', '--exact', '--log2m', '6'], '--log2m'],
+      [['--method', 'harmonic', '--log2m', '20'], '--log2m'],
     ] as const) {
       const run = rank(...args);
       assert.equal(run.status, 2, run.stderr);

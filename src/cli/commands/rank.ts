@@ -37,6 +37,8 @@ export function registerRank(program: Command): void {
       .option('--alpha <a>', `TrafficRank/HOTness: share of the traffic on real links (default: ${TRAFFIC_DEFAULTS.alpha})`)
       .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep})`)
       .option('--hubs', 'HITS: rank by hub scores (default: authorities)')
+      .option('--exact', 'harmonic, closeness, lin: exact, one breadth-first search per page (default: HyperBall\'s estimate)')
+      .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16; error about 1.04 / 2^(k/2) (default: up to 8, as memory allows)')
       .option('--mode <degree>', 'coreness: the degree counted, all (in + out: the graph taken as undirected), in or out (default: all)')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
@@ -81,8 +83,10 @@ function printRank(report: RankJson): void {
       : report.montecarlo !== null
       ? `${count(report.montecarlo.walks)} walks (${report.montecarlo.walksPerPage} per page, seed ${report.montecarlo.seed}), ` +
         `largest relative error of the top pages ${(100 * report.residual).toFixed(1)}%`
-      : report.method === 'harmonic' || report.method === 'closeness'
+      : (report.method === 'harmonic' || report.method === 'closeness' || report.method === 'lin') && report.solver === 'exact'
       ? 'exact, one breadth-first search per page along in-links'
+      : report.method === 'harmonic' || report.method === 'closeness' || report.method === 'lin'
+      ? `${report.solver}, ${report.iterations} iterations, each estimate within about ${(100 * report.residual).toFixed(1)}% (one standard deviation)`
       : report.method === 'coreness'
       ? `k-cores by ${report.solver === 'all' ? 'in + out' : `${report.solver}-`} degree`
       : `${report.solver}, ${report.iterations} iterations (${report.equivalentIterations.toFixed(1)} in power-iteration work), ` +

@@ -1,0 +1,281 @@
+/**
+ * HyperBall (Boldi and Vigna, "In-Core Computation of Geometric Centralities with HyperBall",
+ * 2013; HyperANF before it): for every page x a HyperLogLog counter of the ball of pages within
+ * t links *of reaching* x, B(x, t) = {y : d(y, x) <= t}, grown one step per iteration along
+ * in-links, B(x, t + 1) = B(x, t) U (union over links y -> x of B(y, t)), until no counter changes.
+ * The counters' sizes give, for every page, the pages at each distance to it, hence
+ * - harmonic centrality: sum over t of (|B(x, t)| - |B(x, t - 1)|) / t,
+ * - closeness: 1 / sum over t of t (|B(x, t)| - |B(x, t - 1)|) (as the exact one: igraph's,
+ *   over the pages that reach x), and Lin's index r^2 / that sum, r = |B(x, infinity)| - 1,
+ * - reach: |B(x, infinity)| - 1,
+ * and for the graph the neighbourhood function N(t) = sum over x of |B(x, t)| (pairs within
+ * distance t, each page with itself included), the distance distribution, the average distance
+ * and the effective diameter (the 90th percentile, interpolated as HyperANF does).
+ *
+ * Counters: m = 2^log2m registers per page, one byte each (values up to 33), four registers
+ * handled per 32-bit word by a broadword maximum (registers below 128, so each byte's top bit is
+ * free for the comparison). A page's counter is its own hash at first; the estimate is
+ * HyperLogLog's (Flajolet et al. 2007) with its small-range correction (linear counting). The
+ * relative standard deviation of one estimate is about 1.04 / sqrt(m).
+ * Memory: 2 n m bytes (this iteration's counters and the next), plus 3 doubles and a byte per page.
+ */
+import type { Graph } from '../graph/graph.js';
+
+export interface HyperBallOptions {
+  /** log2 of the registers per counter, 4 to 16 (null: the largest that fits `memoryBytes`, at most 8). */
+  log2m?: number | null;
+  /** Budget for the counters when log2m is chosen (default: 4 GB). */
+  memoryBytes?: number;
+  /** Seed of the hash functions. */
+  seed?: number;
+  /** Stop after this many iterations even if counters still change (default: 1,000). */
+  maxIterations?: number;
+  onIteration?: (iteration: number, changed: number, pairs: number) => void;
+}
+
+export interface HyperBallResult {
+  log2m: number;
+  /** The relative standard deviation of one counter's estimate: 1.04 / sqrt(m). */
+  relativeStandardDeviation: number;
+  iterations: number;
+  harmonic: Float64Array;
+  /** igraph's closeness (1 / sum of distances from the pages that reach x); NaN when none does. */
+  closeness: Float64Array;
+  /** Lin's index: reach^2 / sum of distances; NaN when no page reaches x. */
+  lin: Float64Array;
+  /** Estimated pages that reach x (x excluded). */
+  reach: Float64Array;
+  /** N(t), t = 0, 1, ...: estimated pairs (y, x) with d(y, x) <= t (N(0) = the pages). */
+  neighbourhood: number[];
+  memoryBytes: number;
+}
+
+const REGISTER_BITS_HIGH = 0x80808080;
+
+/** log2m for n pages within a memory budget (two byte arrays of n 2^log2m). */
+export function hyperBallLog2m(n: number, memoryBytes = 4 * 1024 ** 3): number {
+  let log2m = 8;
+  while (log2m > 4 && 2 * n * 2 ** log2m > memoryBytes) log2m--;
+  return log2m;
+}
+
+/** A 32-bit mix of x (murmur3's finaliser over x and a seed). */
+function mix32(x: number, seed: number): number {
+  let h = Math.imul(x ^ seed, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** HyperLogLog's alpha_m. */
+function alpha(m: number): number {
+  if (m === 16) return 0.673;
+  if (m === 32) return 0.697;
+  if (m === 64) return 0.709;
+  return 0.7213 / (1 + 1.079 / m);
+}
+
+export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBallResult {
+  const n = graph.nodeCount;
+  const log2m = options.log2m ?? hyperBallLog2m(n, options.memoryBytes);
+  if (!(Number.isInteger(log2m) && log2m >= 4 && log2m <= 16)) throw new RangeError(`log2m must be an integer from 4 to 16, got ${log2m}`);
+  const m = 2 ** log2m;
+  const words = m / 4;
+  const seed = options.seed ?? 1;
+  const maxIterations = options.maxIterations ?? 1000;
+  const { inOffsets, inSources } = graph;
+  let current = new Uint32Array(n * words);
+  let next = new Uint32Array(n * words);
+  const currentBytes = (): Uint8Array => new Uint8Array(current.buffer);
+  // Every page's counter holds the page itself.
+  {
+    const bytes = currentBytes();
+    for (let x = 0; x < n; x++) {
+      const register = mix32(x, seed) & (m - 1);
+      const rho = Math.clz32(mix32(x, seed ^ 0x5bd1e995)) + 1;
+      bytes[x * m + register] = rho;
+    }
+  }
+  const powers = new Float64Array(64);
+  for (let k = 0; k < 64; k++) powers[k] = 2 ** -k;
+  const a = alpha(m) * m * m;
+  const estimate = (words32: Uint32Array, x: number): number => {
+    const bytes = new Uint8Array(words32.buffer, x * m, m);
+    let sum = 0;
+    let zeros = 0;
+    for (let j = 0; j < m; j++) {
+      const r = bytes[j]!;
+      sum += powers[r]!;
+      if (r === 0) zeros++;
+    }
+    const raw = a / sum;
+    return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
+  };
+  const size = new Float64Array(n);
+  let pairs = 0;
+  for (let x = 0; x < n; x++) {
+    size[x] = estimate(current, x);
+    pairs += size[x]!;
+  }
+  const neighbourhood = [pairs];
+  const harmonic = new Float64Array(n);
+  const distanceSum = new Float64Array(n);
+  const first = new Float64Array(n);
+  first.set(size);
+  // Pages whose counter changed in the last iteration: only their successors' counters can change next.
+  let changedNow = new Uint8Array(n).fill(1);
+  let changedNext = new Uint8Array(n);
+  let iterations = 0;
+  for (let t = 1; t <= maxIterations; t++) {
+    iterations = t;
+    let changed = 0;
+    pairs = 0;
+    for (let x = 0; x < n; x++) {
+      const base = x * words;
+      // Start from x's own counter.
+      for (let w = 0; w < words; w++) next[base + w] = current[base + w]!;
+      let touched = false;
+      for (let e = inOffsets[x]!, end = inOffsets[x + 1]!; e < end; e++) {
+        const y = inSources[e]!;
+        if (changedNow[y] === 0) continue;
+        touched = true;
+        const other = y * words;
+        // Broadword maximum of four registers: a byte's top bit of ((p | H) - q) & H says p >= q.
+        for (let w = 0; w < words; w++) {
+          const p = next[base + w]!;
+          const q = current[other + w]!;
+          if (p === q) continue;
+          const ge = ((p | REGISTER_BITS_HIGH) - q) & REGISTER_BITS_HIGH;
+          const mask = Math.imul(ge >>> 7, 0xff);
+          next[base + w] = (p & mask) | (q & ~mask);
+        }
+      }
+      let grew = false;
+      if (touched) {
+        for (let w = 0; w < words; w++) {
+          if (next[base + w] !== current[base + w]) {
+            grew = true;
+            break;
+          }
+        }
+      }
+      if (grew) {
+        const s = estimate(next, x);
+        // Counters only grow; an estimate that would go down (noise) keeps the last.
+        const growth = Math.max(0, s - size[x]!);
+        harmonic[x]! += growth / t;
+        distanceSum[x]! += growth * t;
+        size[x] = Math.max(s, size[x]!);
+        changed++;
+        changedNext[x] = 1;
+      } else changedNext[x] = 0;
+      pairs += size[x]!;
+    }
+    [current, next] = [next, current];
+    [changedNow, changedNext] = [changedNext, changedNow];
+    options.onIteration?.(t, changed, pairs);
+    if (changed === 0) break;
+    neighbourhood.push(pairs);
+  }
+  const closeness = new Float64Array(n);
+  const lin = new Float64Array(n);
+  const reach = new Float64Array(n);
+  for (let x = 0; x < n; x++) {
+    // Reach: growth past the page's own first estimate (about 1).
+    const r = size[x]! - first[x]!;
+    reach[x] = r;
+    const total = distanceSum[x]!;
+    closeness[x] = total > 0 ? 1 / total : Number.NaN;
+    lin[x] = total > 0 ? (r * r) / total : Number.NaN;
+  }
+  return {
+    log2m,
+    relativeStandardDeviation: 1.04 / Math.sqrt(m),
+    iterations,
+    harmonic,
+    closeness,
+    lin,
+    reach,
+    neighbourhood,
+    memoryBytes: 2 * n * m + n * (3 * 8 + 2) + 2 * n * 8,
+  };
+}
+
+export interface DistanceStatistics {
+  /** N(t) for t = 0, 1, ... */
+  neighbourhood: number[];
+  /** Share of the connected pairs (y != x, y reaches x) at each distance t = 1, 2, ... (index t - 1). */
+  distribution: number[];
+  /** Mean distance over connected pairs. */
+  averageDistance: number;
+  /** The distance within which 90% of the connected pairs lie, interpolated between integers. */
+  effectiveDiameter: number;
+  /** Connected pairs (y != x). */
+  connectedPairs: number;
+}
+
+/** The distance statistics of a neighbourhood function (exact or estimated). */
+export function distanceStatistics(neighbourhood: readonly number[], quantile = 0.9): DistanceStatistics {
+  const n0 = neighbourhood[0] ?? 0;
+  const last = neighbourhood[neighbourhood.length - 1] ?? 0;
+  const connectedPairs = last - n0;
+  const distribution: number[] = [];
+  let weighted = 0;
+  for (let t = 1; t < neighbourhood.length; t++) {
+    const atT = Math.max(0, neighbourhood[t]! - neighbourhood[t - 1]!);
+    distribution.push(connectedPairs > 0 ? atT / connectedPairs : 0);
+    weighted += t * atT;
+  }
+  const averageDistance = connectedPairs > 0 ? weighted / connectedPairs : 0;
+  // The effective diameter: the smallest t with N(t) - N(0) >= q (N(inf) - N(0)), interpolated linearly between t - 1 and t.
+  let effectiveDiameter = 0;
+  const target = quantile * connectedPairs;
+  for (let t = 1; t < neighbourhood.length; t++) {
+    const below = neighbourhood[t - 1]! - n0;
+    const upTo = neighbourhood[t]! - n0;
+    if (upTo >= target) {
+      effectiveDiameter = upTo === below ? t : t - 1 + (target - below) / (upTo - below);
+      break;
+    }
+  }
+  return { neighbourhood: [...neighbourhood], distribution, averageDistance, effectiveDiameter, connectedPairs };
+}
+
+/** The exact neighbourhood function, by one breadth-first search per page (for small graphs and tests). */
+export function exactNeighbourhood(graph: Graph): number[] {
+  const n = graph.nodeCount;
+  const { outOffsets, outTargets } = graph;
+  const counts: number[] = [];
+  const seen = new Int32Array(n).fill(-1);
+  const queue = new Int32Array(n);
+  for (let x = 0; x < n; x++) {
+    seen[x] = x;
+    queue[0] = x;
+    let head = 0;
+    let tail = 1;
+    let distance = 0;
+    let levelEnd = 1;
+    while (head < tail) {
+      if (head === levelEnd) {
+        distance++;
+        levelEnd = tail;
+      }
+      const v = queue[head++]!;
+      counts[distance] = (counts[distance] ?? 0) + 1;
+      for (let e = outOffsets[v]!, end = outOffsets[v + 1]!; e < end; e++) {
+        const u = outTargets[e]!;
+        if (seen[u] !== x) {
+          seen[u] = x;
+          queue[tail++] = u;
+        }
+      }
+    }
+  }
+  const neighbourhood: number[] = [];
+  let total = 0;
+  for (const c of counts) neighbourhood.push((total += c ?? 0));
+  return neighbourhood;
+}

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { type DistancesOptions, distances } from '../../app/distances.js';
+import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
+import { count, print, printJson, seconds, table } from '../output.js';
+
+export type { DistancesJson } from '../../app/distances.js';
+
+export function registerDistances(program: Command): void {
+  addGraphOptions(
+    program
+      .command('distances')
+      .description('how far apart pages are: neighbourhood function, distance distribution, average distance, effective diameter (HyperBall, or --exact)')
+      .argument('[graph]', 'graph file (or --db)')
+      .option('--exact', 'one breadth-first search per page instead of HyperBall (small graphs)')
+      .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16 (default: up to 8, as memory allows)')
+      .option('--seed <s>', 'HyperBall: seed of the hash functions (default: 1)')
+      .option('--json', 'print one JSON document'),
+  ).action(async (path: string | undefined, options: GraphInputOptions & DistancesOptions & { json?: boolean }) => {
+    await withGraph(path, options, async (source) => {
+      const report = distances(source, options);
+      if (options.json === true) {
+        printJson(report);
+        return;
+      }
+      const how = report.method === 'exact' ? 'exact' : `HyperBall, log2m ${report.log2m}, each count within about ${(100 * report.relativeStandardDeviation).toFixed(1)}%`;
+      print(`${count(report.nodes)} pages, ${count(report.edges)} links: ${how}; ${report.iterations} iterations, ${seconds(report.seconds)}`);
+      print(`average distance ${report.averageDistance.toFixed(3)}, effective diameter (90%) ${report.effectiveDiameter.toFixed(2)}, ${count(Math.round(report.connectedPairs))} connected pairs`);
+      print();
+      const rows = [['distance', 'pairs within (N(t))', 'share at t']];
+      report.neighbourhood.forEach((pairs, t) => rows.push([String(t), count(Math.round(pairs)), t === 0 ? '-' : `${(100 * report.distribution[t - 1]!).toFixed(2)}%`]));
+      print(table(rows, [0, 1, 2]));
+    });
+  });
+}
