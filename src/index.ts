@@ -57,6 +57,7 @@ export {
 } from './analysis/aggregate.js';
 export { AdaptiveOpic, type WindowPolicy } from './analysis/adaptive-opic.js';
 export { CORENESS_MODES, type CorenessMode, type DistanceCentralities, type HitsResult, coreness, distanceCentralities, hits } from './analysis/centrality.js';
+export { type DistanceStatistics, type HyperBallOptions, type HyperBallResult, distanceStatistics, exactNeighbourhood, hyperBall } from './analysis/hyperball.js';
 export {
   type Observation,
   type OpicExperimentOptions,

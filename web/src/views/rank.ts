@@ -19,8 +19,9 @@ const METHODS: Array<[string, string]> = [
   ['opic', 'OPIC (off-line)'],
   ['traffic', 'TrafficRank'],
   ['hotness', 'HOTness'],
-  ['harmonic', 'Harmonic centrality (exact)'],
-  ['closeness', 'Closeness (exact)'],
+  ['harmonic', 'Harmonic centrality'],
+  ['closeness', 'Closeness'],
+  ['lin', 'Lin’s closeness'],
   ['hits', 'HITS'],
   ['coreness', 'Coreness (k-cores)'],
 ];
@@ -66,10 +67,14 @@ function rankFields() {
     numberField({ name: 'alpha', label: 'Alpha (real-link share)', min: 0, max: 1, placeholder: '0.85' }),
     selectField({ name: 'sweep', label: 'Sweep', optional: true, options: [['anderson', 'Anderson'], ['gauss-seidel', 'Gauss-Seidel'], ['jacobi', 'Jacobi']] }),
   ];
+  const distance = [
+    checkField({ name: 'exact', label: 'Exact', help: 'one breadth-first search per page (small graphs); else HyperBall' }),
+    numberField({ name: 'log2m', label: 'HyperBall log2m', min: 4, max: 16, step: 1, placeholder: '8', help: 'error about 1.04 / 2^(log2m/2)' }),
+  ];
   const hits = [checkField({ name: 'hubs', label: 'Hubs', help: 'rank by hub scores instead of authorities' })];
   const core = [selectField({ name: 'mode', label: 'Degree', optional: true, options: [['all', 'in + out (undirected)'], ['in', 'in-links'], ['out', 'out-links']] })];
   const save = checkField({ name: 'save', label: 'Keep as a stored run', checked: true });
-  return { method, common, pagerank, montecarlo, personal, opic, traffic, hits, core, save };
+  return { method, common, pagerank, montecarlo, personal, opic, traffic, distance, hits, core, save };
 }
 
 export async function rankView(root: HTMLElement): Promise<() => void> {
@@ -80,6 +85,7 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     personal: group('Personalised and restricted', f.personal),
     opic: group('OPIC', f.opic, true),
     traffic: group('TrafficRank / HOTness', f.traffic, true),
+    distance: group('Harmonic centrality / closeness', f.distance, true),
     hits: group('HITS', f.hits, true),
     core: group('Coreness', f.core, true),
   };
@@ -105,6 +111,7 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
     groups.personal.classList.toggle('hidden', m !== 'pagerank' && m !== 'montecarlo');
     groups.opic.classList.toggle('hidden', m !== 'opic');
     groups.traffic.classList.toggle('hidden', m !== 'traffic' && m !== 'hotness');
+    groups.distance.classList.toggle('hidden', m !== 'harmonic' && m !== 'closeness' && m !== 'lin');
     groups.hits.classList.toggle('hidden', m !== 'hits');
     groups.core.classList.toggle('hidden', m !== 'coreness');
   };
@@ -226,7 +233,9 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
                 ? f.core
                 : m === 'traffic' || m === 'hotness'
                   ? f.traffic
-                  : [];
+                  : m === 'harmonic' || m === 'closeness' || m === 'lin'
+                    ? f.distance
+                    : [];
     Object.assign(body, readFields(extra as Field[]));
     if (Array.isArray(body.focus)) body.focus = (body.focus as string[])[0];
     api
