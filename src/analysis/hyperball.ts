@@ -20,6 +20,8 @@
  * Memory: 2 n m bytes (this iteration's counters and the next), plus 3 doubles and a byte per page.
  */
 import type { Graph } from '../graph/graph.js';
+import { barrierWait } from '../parallel/barrier.js';
+import { type TaskContext, runParallel } from '../parallel/pool.js';
 
 export interface HyperBallOptions {
   /** log2 of the registers per counter, 4 to 16 (null: the largest that fits `memoryBytes`, at most 8). */
@@ -31,6 +33,8 @@ export interface HyperBallOptions {
   /** Stop after this many iterations even if counters still change (default: 1,000). */
   maxIterations?: number;
   onIteration?: (iteration: number, changed: number, pairs: number) => void;
+  /** Threads (this one included): 1. */
+  threads?: number;
 }
 
 export interface HyperBallResult {
@@ -82,60 +86,135 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   const n = graph.nodeCount;
   const log2m = options.log2m ?? hyperBallLog2m(n, options.memoryBytes);
   if (!(Number.isInteger(log2m) && log2m >= 4 && log2m <= 16)) throw new RangeError(`log2m must be an integer from 4 to 16, got ${log2m}`);
+  const threads = Math.max(1, Math.min(options.threads ?? 1, n === 0 ? 1 : n));
   const m = 2 ** log2m;
   const words = m / 4;
   const seed = options.seed ?? 1;
-  const maxIterations = options.maxIterations ?? 1000;
-  const { inOffsets, inSources } = graph;
-  let current = new Uint32Array(n * words);
-  let next = new Uint32Array(n * words);
-  const currentBytes = (): Uint8Array => new Uint8Array(current.buffer);
+  // Shared with the worker threads: the counters of two iterations, which changed, and the per-page sums.
+  const registers = [new Uint32Array(new SharedArrayBuffer(n * m)), new Uint32Array(new SharedArrayBuffer(n * m))] as const;
+  const changed = [new Uint8Array(new SharedArrayBuffer(n)), new Uint8Array(new SharedArrayBuffer(n))] as const;
+  const size = new Float64Array(new SharedArrayBuffer(8 * n));
+  const harmonic = new Float64Array(new SharedArrayBuffer(8 * n));
+  const distanceSum = new Float64Array(new SharedArrayBuffer(8 * n));
   // Every page's counter holds the page itself.
-  {
-    const bytes = currentBytes();
-    for (let x = 0; x < n; x++) {
-      const register = mix32(x, seed) & (m - 1);
-      const rho = Math.clz32(mix32(x, seed ^ 0x5bd1e995)) + 1;
-      bytes[x * m + register] = rho;
-    }
+  const bytes = new Uint8Array(registers[0].buffer);
+  for (let x = 0; x < n; x++) {
+    const register = mix32(x, seed) & (m - 1);
+    const rho = Math.clz32(mix32(x, seed ^ 0x5bd1e995)) + 1;
+    bytes[x * m + register] = rho;
   }
-  const powers = new Float64Array(64);
-  for (let k = 0; k < 64; k++) powers[k] = 2 ** -k;
-  const a = alpha(m) * m * m;
-  const estimate = (words32: Uint32Array, x: number): number => {
-    const bytes = new Uint8Array(words32.buffer, x * m, m);
-    let sum = 0;
-    let zeros = 0;
-    for (let j = 0; j < m; j++) {
-      const r = bytes[j]!;
-      sum += powers[r]!;
-      if (r === 0) zeros++;
-    }
-    const raw = a / sum;
-    return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
-  };
-  const size = new Float64Array(n);
+  changed[0].fill(1);
+  const first = new Float64Array(n);
   let pairs = 0;
   for (let x = 0; x < n; x++) {
-    size[x] = estimate(current, x);
+    size[x] = estimateCounter(registers[0], x, m);
+    first[x] = size[x]!;
     pairs += size[x]!;
   }
   const neighbourhood = [pairs];
-  const harmonic = new Float64Array(n);
-  const distanceSum = new Float64Array(n);
-  const first = new Float64Array(n);
-  first.set(size);
-  // Pages whose counter changed in the last iteration: only their successors' counters can change next.
-  let changedNow = new Uint8Array(n).fill(1);
-  let changedNext = new Uint8Array(n);
-  let iterations = 0;
-  for (let t = 1; t <= maxIterations; t++) {
-    iterations = t;
-    let changed = 0;
-    pairs = 0;
-    for (let x = 0; x < n; x++) {
+  const data: HyperBallShared = {
+    inOffsets: graph.inOffsets,
+    inSources: graph.inSources,
+    n,
+    log2m,
+    words,
+    registers,
+    changed,
+    size,
+    harmonic,
+    distanceSum,
+    stats: new Float64Array(new SharedArrayBuffer(16 * threads)),
+    iterations: new Int32Array(new SharedArrayBuffer(4)),
+    maxIterations: options.maxIterations ?? 1000,
+  };
+  runParallel('hyperball', data, threads, (context) =>
+    hyperBallThread(context, (t, changedCount, total) => {
+      options.onIteration?.(t, changedCount, total);
+      if (changedCount > 0) neighbourhood.push(total);
+    }),
+  );
+  const iterations = data.iterations[0]!;
+  const closeness = new Float64Array(n);
+  const lin = new Float64Array(n);
+  const reach = new Float64Array(n);
+  for (let x = 0; x < n; x++) {
+    // Reach: growth past the page's own first estimate (about 1).
+    const r = size[x]! - first[x]!;
+    reach[x] = r;
+    const total = distanceSum[x]!;
+    closeness[x] = total > 0 ? 1 / total : Number.NaN;
+    lin[x] = total > 0 ? (r * r) / total : Number.NaN;
+  }
+  return {
+    log2m,
+    relativeStandardDeviation: 1.04 / Math.sqrt(m),
+    iterations,
+    harmonic: Float64Array.from(harmonic),
+    closeness,
+    lin,
+    reach,
+    neighbourhood,
+    memoryBytes: 2 * n * m + n * (3 * 8 + 2) + 3 * n * 8,
+  };
+}
+
+/** What HyperBall's threads share. */
+export interface HyperBallShared {
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  n: number;
+  log2m: number;
+  words: number;
+  /** The counters as of iterations of either parity. */
+  registers: readonly [Uint32Array, Uint32Array];
+  /** Which counters changed, by the parity of the iteration that changed them. */
+  changed: readonly [Uint8Array, Uint8Array];
+  size: Float64Array;
+  harmonic: Float64Array;
+  distanceSum: Float64Array;
+  /** Per thread: counters changed and pairs summed in the iteration. */
+  stats: Float64Array;
+  /** Iterations done (written by thread 0). */
+  iterations: Int32Array;
+  maxIterations: number;
+}
+
+/** HyperLogLog's estimate of page x's counter, with the small-range correction. */
+function estimateCounter(registers: Uint32Array, x: number, m: number): number {
+  const bytes = new Uint8Array(registers.buffer, x * m, m);
+  let sum = 0;
+  let zeros = 0;
+  for (let j = 0; j < m; j++) {
+    const r = bytes[j]!;
+    sum += POWERS[r]!;
+    if (r === 0) zeros++;
+  }
+  const raw = (alpha(m) * m * m) / sum;
+  return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
+}
+
+const POWERS = Float64Array.from({ length: 64 }, (_, k) => 2 ** -k);
+
+/**
+ * One thread's share of HyperBall: the pages [n t / T, n (t + 1) / T), every iteration, the
+ * threads meeting at a barrier after each (every thread reads every other's counters of the last
+ * iteration, and all stop together when none changed). `report` (thread 0) hears each iteration.
+ */
+export function hyperBallThread(context: TaskContext<HyperBallShared>, report?: (iteration: number, changed: number, pairs: number) => void): void {
+  const { data, thread, threads, barrier } = context;
+  const { inOffsets, inSources, n, words, registers, changed, size, harmonic, distanceSum, stats } = data;
+  const m = 2 ** data.log2m;
+  const lo = Math.floor((n * thread) / threads);
+  const hi = Math.floor((n * (thread + 1)) / threads);
+  for (let t = 1; t <= data.maxIterations; t++) {
+    const current = registers[(t - 1) & 1];
+    const next = registers[t & 1];
+    const changedNow = changed[(t - 1) & 1];
+    const changedNext = changed[t & 1];
+    let changedHere = 0;
+    let pairs = 0;
+    for (let x = lo; x < hi; x++) {
       const base = x * words;
-      // Start from x's own counter.
       for (let w = 0; w < words; w++) next[base + w] = current[base + w]!;
       let touched = false;
       for (let e = inOffsets[x]!, end = inOffsets[x + 1]!; e < end; e++) {
@@ -163,45 +242,34 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
         }
       }
       if (grew) {
-        const s = estimate(next, x);
+        const estimate = estimateCounter(next, x, m);
         // Counters only grow; an estimate that would go down (noise) keeps the last.
-        const growth = Math.max(0, s - size[x]!);
+        const growth = Math.max(0, estimate - size[x]!);
         harmonic[x]! += growth / t;
         distanceSum[x]! += growth * t;
-        size[x] = Math.max(s, size[x]!);
-        changed++;
+        size[x] = Math.max(estimate, size[x]!);
+        changedHere++;
         changedNext[x] = 1;
       } else changedNext[x] = 0;
       pairs += size[x]!;
     }
-    [current, next] = [next, current];
-    [changedNow, changedNext] = [changedNext, changedNow];
-    options.onIteration?.(t, changed, pairs);
-    if (changed === 0) break;
-    neighbourhood.push(pairs);
+    stats[2 * thread] = changedHere;
+    stats[2 * thread + 1] = pairs;
+    barrierWait(barrier, threads);
+    let totalChanged = 0;
+    let totalPairs = 0;
+    for (let i = 0; i < threads; i++) {
+      totalChanged += stats[2 * i]!;
+      totalPairs += stats[2 * i + 1]!;
+    }
+    if (thread === 0) {
+      data.iterations[0] = t;
+      report?.(t, totalChanged, totalPairs);
+    }
+    // Every thread has read the stats before any overwrites them.
+    barrierWait(barrier, threads);
+    if (totalChanged === 0) break;
   }
-  const closeness = new Float64Array(n);
-  const lin = new Float64Array(n);
-  const reach = new Float64Array(n);
-  for (let x = 0; x < n; x++) {
-    // Reach: growth past the page's own first estimate (about 1).
-    const r = size[x]! - first[x]!;
-    reach[x] = r;
-    const total = distanceSum[x]!;
-    closeness[x] = total > 0 ? 1 / total : Number.NaN;
-    lin[x] = total > 0 ? (r * r) / total : Number.NaN;
-  }
-  return {
-    log2m,
-    relativeStandardDeviation: 1.04 / Math.sqrt(m),
-    iterations,
-    harmonic,
-    closeness,
-    lin,
-    reach,
-    neighbourhood,
-    memoryBytes: 2 * n * m + n * (3 * 8 + 2) + 2 * n * 8,
-  };
 }
 
 export interface DistanceStatistics {

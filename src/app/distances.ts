@@ -8,7 +8,8 @@ import { OptionError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { type AppContext, quietContext } from './context.js';
 import { EXACT_DISTANCE_LIMIT } from './rank.js';
-import { integerOption } from './values.js';
+import { defaultThreads } from '../parallel/pool.js';
+import { MAX_THREADS, integerOption } from './values.js';
 
 /** The `distances --json` contract. */
 export interface DistancesJson extends DistanceStatistics {
@@ -27,6 +28,7 @@ export interface DistancesOptions {
   exact?: boolean;
   log2m?: string;
   seed?: string;
+  threads?: string;
 }
 
 export function distances(source: { graph: Graph }, options: DistancesOptions, context: AppContext = quietContext): DistancesJson {
@@ -47,6 +49,7 @@ export function distances(source: { graph: Graph }, options: DistancesOptions, c
   const result = hyperBall(graph, {
     log2m,
     seed,
+    threads: integerOption('--threads', options.threads, defaultThreads(), 1, MAX_THREADS),
     onIteration: (iteration, changed) => {
       context.signal?.throwIfAborted();
       context.onProgress?.({ phase: 'hyperball', message: `hyperball: iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });

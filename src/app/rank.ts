@@ -366,6 +366,7 @@ function computeRanking(
     const result = hyperBall(graph, {
       log2m: request.log2m,
       seed: request.seed,
+      threads: request.threads,
       onIteration: (iteration, changed) => {
         context.signal?.throwIfAborted();
         context.onProgress?.({ phase: 'hyperball', message: `hyperball: iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });

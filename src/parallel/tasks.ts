@@ -8,6 +8,7 @@ import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.j
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
+import { hyperBallThread } from '../analysis/hyperball.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
 
@@ -37,4 +38,5 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'montecarlo-walks': simulateWalks,
   'scc-pivot-reach': pivotReachThread,
   'levels-bfs': bfsThread,
+  hyperball: hyperBallThread as ParallelKernel,
 };

@@ -54,6 +54,18 @@ describe('HyperBall against exact distances', () => {
     });
   }
 
+  it('gives the same estimates on 1 and 2 threads', async () => {
+    const graph = (await loadGraph(testData('hollins', 'hollins.edges.txt'))).graph;
+    const one = hyperBall(graph, { log2m: 6, seed: 5, threads: 1 });
+    const two = hyperBall(graph, { log2m: 6, seed: 5, threads: 2 });
+    assert.equal(two.iterations, one.iterations);
+    // N(t) is summed per thread, then over the threads: the same up to rounding.
+    assert.equal(two.neighbourhood.length, one.neighbourhood.length);
+    two.neighbourhood.forEach((pairs, t) => assert.ok(Math.abs(pairs - one.neighbourhood[t]!) <= 1e-9 * one.neighbourhood[t]!, `N(${t})`));
+    assert.deepEqual(Array.from(two.harmonic), Array.from(one.harmonic));
+    assert.deepEqual(Array.from(two.closeness), Array.from(one.closeness));
+  });
+
   it('gives the exact distance statistics of a path', () => {
     // 0 -> 1 -> 2 -> 3: pairs at distance 1: 3, 2: 2, 3: 1.
     const stats = distanceStatistics([4, 7, 9, 10]);

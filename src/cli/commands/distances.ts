@@ -14,6 +14,7 @@ export function registerDistances(program: Command): void {
       .option('--exact', 'one breadth-first search per page instead of HyperBall (small graphs)')
       .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16 (default: up to 8, as memory allows)')
       .option('--seed <s>', 'HyperBall: seed of the hash functions (default: 1)')
+      .option('--threads <n>', 'HyperBall: threads (default: the cores, at most 8)')
       .option('--json', 'print one JSON document'),
   ).action(async (path: string | undefined, options: GraphInputOptions & DistancesOptions & { json?: boolean }) => {
     await withGraph(path, options, async (source) => {
