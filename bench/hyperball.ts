@@ -48,15 +48,17 @@ const say = (line: string): void => {
 };
 
 // 1. HyperBall on cnr-2000 (and the large graph).
-say('| graph | log2m | iterations | s per iteration | total s (process) | peak RSS (MB) | bytes per page (counters) |');
-say('|---|---:|---:|---:|---:|---:|---:|');
+say('| graph | log2m | threads | iterations | s per iteration | total s (process) | peak RSS (MB) | bytes per page (counters) |');
+say('|---|---:|---:|---:|---:|---:|---:|---:|');
 const targets: Array<[string, string, number[]]> = [['cnr-2000', cnrEdgeList(), [6, 8]]];
 if (large !== null) targets.push(['10^8-link graph', large, [6]]);
 for (const [name, path, sizes] of targets) {
   for (const log2m of sizes) {
-    const r = timed(process.execPath, ['--max-old-space-size=16000', compiledCli, 'rank', path, '--method', 'harmonic', '--log2m', String(log2m), '--json', '--top', '1']);
-    const json = JSON.parse(r.stdout) as { nodes: number; iterations: number; timings: { load: number; solve: number } };
-    say(`| ${name} (${json.nodes} pages) | ${log2m} | ${json.iterations} | ${(json.timings.solve / json.iterations).toFixed(2)} | ${r.seconds.toFixed(1)} (load ${json.timings.load.toFixed(1)}, solve ${json.timings.solve.toFixed(1)}) | ${(r.peakKb / 1024).toFixed(0)} | ${2 * 2 ** log2m} |`);
+    for (const threads of [1, 2]) {
+      const r = timed(process.execPath, ['--max-old-space-size=16000', compiledCli, 'rank', path, '--method', 'harmonic', '--log2m', String(log2m), '--threads', String(threads), '--json', '--top', '1']);
+      const json = JSON.parse(r.stdout) as { nodes: number; iterations: number; timings: { load: number; solve: number } };
+      say(`| ${name} (${json.nodes} pages) | ${log2m} | ${threads} | ${json.iterations} | ${(json.timings.solve / json.iterations).toFixed(2)} | ${r.seconds.toFixed(1)} (load ${json.timings.load.toFixed(1)}, solve ${json.timings.solve.toFixed(1)}) | ${(r.peakKb / 1024).toFixed(0)} | ${2 * 2 ** log2m} |`);
+    }
   }
 }
 

@@ -14,6 +14,7 @@
  *   out.
  */
 import type { Graph } from '../graph/graph.js';
+import { type TaskContext, runParallel } from '../parallel/pool.js';
 
 export interface DistanceCentralities {
   harmonic: Float64Array;
@@ -22,49 +23,82 @@ export interface DistanceCentralities {
   reached: Int32Array;
 }
 
-/** Exact harmonic centrality and closeness of every page (distances to it). */
-export function distanceCentralities(graph: Graph, onProgress?: (done: number) => void): DistanceCentralities {
+/** Exact harmonic centrality and closeness of every page (distances to it), on `threads` threads. */
+export function distanceCentralities(graph: Graph, onProgress?: (done: number) => void, threads = 1): DistanceCentralities {
   const n = graph.nodeCount;
-  const { inOffsets, inSources } = graph;
-  const harmonic = new Float64Array(n);
-  const closeness = new Float64Array(n);
-  const reached = new Int32Array(n);
+  const data: DistanceShared = {
+    inOffsets: graph.inOffsets,
+    inSources: graph.inSources,
+    n,
+    harmonic: new Float64Array(new SharedArrayBuffer(8 * n)),
+    closeness: new Float64Array(new SharedArrayBuffer(8 * n)),
+    reached: new Int32Array(new SharedArrayBuffer(4 * n)),
+    next: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  runParallel('distance-centralities', data, Math.max(1, Math.min(threads, n)), (context) => distanceCentralitiesThread(context, onProgress));
+  return { harmonic: Float64Array.from(data.harmonic), closeness: Float64Array.from(data.closeness), reached: Int32Array.from(data.reached) };
+}
+
+/** What the threads of distanceCentralities share. */
+export interface DistanceShared {
+  inOffsets: Uint32Array;
+  inSources: Int32Array;
+  n: number;
+  harmonic: Float64Array;
+  closeness: Float64Array;
+  reached: Int32Array;
+  /** The next block of pages to search from, taken atomically (blocks of BLOCK pages: even shares whatever the degrees). */
+  next: Int32Array;
+}
+
+const BLOCK = 64;
+
+/** One thread: breadth-first searches backwards from blocks of pages until none is left. */
+export function distanceCentralitiesThread(context: TaskContext<DistanceShared>, onProgress?: (done: number) => void): void {
+  const { inOffsets, inSources, n, harmonic, closeness, reached, next } = context.data;
   // Visit marks by search (no clearing between searches), and one queue of pages.
   const seen = new Int32Array(n).fill(-1);
   const queue = new Int32Array(n);
-  for (let x = 0; x < n; x++) {
-    seen[x] = x;
-    queue[0] = x;
-    let head = 0;
-    let tail = 1;
-    let distance = 0;
-    let levelEnd = 1;
-    let inverse = 0;
-    let total = 0;
-    while (head < tail) {
-      if (head === levelEnd) {
-        distance++;
-        levelEnd = tail;
-      }
-      const v = queue[head++]!;
-      if (v !== x) {
-        inverse += 1 / distance;
-        total += distance;
-      }
-      for (let e = inOffsets[v]!, end = inOffsets[v + 1]!; e < end; e++) {
-        const u = inSources[e]!;
-        if (seen[u] !== x) {
-          seen[u] = x;
-          queue[tail++] = u;
+  let reported = 0;
+  for (;;) {
+    const start = Atomics.add(next, 0, BLOCK);
+    if (start >= n) break;
+    for (let x = start; x < Math.min(n, start + BLOCK); x++) {
+      seen[x] = x;
+      queue[0] = x;
+      let head = 0;
+      let tail = 1;
+      let distance = 0;
+      let levelEnd = 1;
+      let inverse = 0;
+      let total = 0;
+      while (head < tail) {
+        if (head === levelEnd) {
+          distance++;
+          levelEnd = tail;
+        }
+        const v = queue[head++]!;
+        if (v !== x) {
+          inverse += 1 / distance;
+          total += distance;
+        }
+        for (let e = inOffsets[v]!, end = inOffsets[v + 1]!; e < end; e++) {
+          const u = inSources[e]!;
+          if (seen[u] !== x) {
+            seen[u] = x;
+            queue[tail++] = u;
+          }
         }
       }
+      harmonic[x] = inverse;
+      reached[x] = tail - 1;
+      closeness[x] = total === 0 ? Number.NaN : 1 / total;
     }
-    harmonic[x] = inverse;
-    reached[x] = tail - 1;
-    closeness[x] = total === 0 ? Number.NaN : 1 / total;
-    if (onProgress !== undefined && (x & 1023) === 1023) onProgress(x + 1);
+    if (onProgress !== undefined && start - reported >= 1024) {
+      reported = start;
+      onProgress(Math.min(n, start + BLOCK));
+    }
   }
-  return { harmonic, closeness, reached };
 }
 
 export interface HitsResult {

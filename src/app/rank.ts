@@ -348,7 +348,7 @@ function computeRanking(
       const result = distanceCentralities(graph, (done) => {
         context.signal?.throwIfAborted();
         context.onProgress?.({ phase: method, message: `${method}: ${done} of ${graph.nodeCount} pages`, done, total: graph.nodeCount, data: { iteration: done, residual: 0 } });
-      });
+      }, request.threads);
       // igraph gives NaN to a page no other page reaches; it ranks last here, with 0.
       const scores =
         method === 'harmonic'

@@ -9,6 +9,7 @@ import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.
 import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
 import { hyperBallThread } from '../analysis/hyperball.js';
+import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
 
@@ -39,4 +40,5 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'scc-pivot-reach': pivotReachThread,
   'levels-bfs': bfsThread,
   hyperball: hyperBallThread as ParallelKernel,
+  'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

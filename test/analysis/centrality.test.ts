@@ -94,6 +94,10 @@ describe('exact centralities against igraph and NetworkX', () => {
         return;
       }
       const ours = distanceCentralities(graph);
+      // The same values on two threads (each page's search is a thread's own).
+      const two = distanceCentralities(graph, undefined, 2);
+      assert.deepEqual(Array.from(two.harmonic), Array.from(ours.harmonic));
+      assert.deepEqual(Array.from(two.reached), Array.from(ours.reached));
       let worst = 0;
       for (let v = 0; v < graph.nodeCount; v++) {
         worst = Math.max(worst, Math.abs(ours.harmonic[v]! - theirs.harmonic[v]!) / Math.max(1, theirs.harmonic[v]!));
