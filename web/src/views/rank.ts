@@ -119,6 +119,20 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
   showGroups();
 
   const progressLine = h('div', { class: 'progress-line', 'data-rank-progress': '' });
+  // What the curve shows depends on the method (its progress events' residual).
+  const caption = h('small', { class: 'muted' });
+  const CAPTIONS: Record<string, string> = {
+    harmonic: 'HyperBall: counters that changed per iteration, log scale; it stops when none does (exact: no curve).',
+    closeness: 'HyperBall: counters that changed per iteration, log scale; it stops when none does (exact: no curve).',
+    lin: 'HyperBall: counters that changed per iteration, log scale; it stops when none does (exact: no curve).',
+    hits: 'HITS: L1 change of the authorities and hubs per iteration, log scale.',
+    coreness: 'Coreness: one pass, no curve.',
+  };
+  const setCaption = (): void => {
+    caption.textContent = CAPTIONS[methodSelect.value] ?? 'Residual per iteration, log scale (power iteration: ‖πG − π‖₁ of each step).';
+  };
+  methodSelect.addEventListener('change', setCaption);
+  setCaption();
   const bar = h('progress', { max: 1, value: 0, class: 'hidden' });
   const curveBox = h('div', { class: 'convergence' });
   const resultBox = h('div', { 'data-rank-result': '' });
@@ -133,7 +147,7 @@ export async function rankView(root: HTMLElement): Promise<() => void> {
       h(
         'div',
         { class: 'stack' },
-        h('div', { class: 'panel' }, h('h2', undefined, 'Convergence'), progressLine, bar, curveBox, h('small', { class: 'muted' }, 'Residual per iteration, log scale (power iteration: ‖πG − π‖₁ of each step).')),
+        h('div', { class: 'panel' }, h('h2', undefined, 'Convergence'), progressLine, bar, curveBox, caption),
         resultBox,
       ),
     ),
