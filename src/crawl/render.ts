@@ -42,6 +42,8 @@ export const DEFAULT_RENDER_RESOURCES = ['script', 'stylesheet', 'fetch', 'xhr']
 /** Every resource type --render-resources may name (documents are the page's own affair). */
 export const RENDER_RESOURCE_TYPES = ['script', 'stylesheet', 'fetch', 'xhr', 'image', 'media', 'font', 'texttrack', 'manifest', 'other'];
 
+/** Renders of a page tried again after its browser crashed or was killed. */
+const RENDER_RETRIES = 3;
 /** Extra time past the render timeout before a page is taken for hung and its tab closed. */
 const HANG_GRACE_MS = 5000;
 /** Timeouts up to this long keep a page from settling while they wait (longer ones are no part of drawing it). */
@@ -190,8 +192,9 @@ export class Renderer {
     const started = performance.now();
     try {
       let result = await this.renderOnce(request);
-      // A crashed tab or browser is no verdict on the page: once more, in a fresh one.
-      if (result.retry && !this.closed) result = await this.renderOnce(request);
+      // A crashed tab or browser is no verdict on the page: again, in a fresh one (RENDER_RETRIES times at
+      // most: a browser killed for a hung page, or by the system, fails every page it was rendering).
+      for (let again = 0; again < RENDER_RETRIES && result.retry && !this.closed; again++) result = await this.renderOnce(request);
       const rendered = result.rendered;
       if (rendered.outcome === 'failed') this.counters.failed++;
       else {
@@ -259,8 +262,11 @@ export class Renderer {
     // Chromium's sandbox does not run as root.
     if (process.getuid?.() === 0) args.push('--no-sandbox');
     let browser: Browser;
+    // The processes started now are this browser's (Playwright does not say which): killed with it if it hangs.
+    const before = new Set(browserProcesses());
     try {
       browser = await chromium.launch({ executablePath: this.options.browserPath, args, timeout: 60_000 });
+      browserPids.set(browser, browserProcesses().filter((pid) => !before.has(pid)));
     } catch (error) {
       throw new WgaError(`--render: Chromium at ${this.options.browserPath} did not start: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`, ExitCode.usage);
     }
@@ -327,15 +333,31 @@ export class Renderer {
         const settled = loaded && (await this.settle(tab, state, deadline));
         return { settled, html: await tab.content(), url: tab.url() };
       };
-      const done = await withDeadline(work(), this.options.timeoutMs + HANG_GRACE_MS, `no answer from the page after ${(this.options.timeoutMs + HANG_GRACE_MS) / 1000} s`);
+      // A page is taken for hung only well past its time: a loaded machine slows pages that are not.
+      const hardMs = this.options.timeoutMs + Math.max(HANG_GRACE_MS, this.options.timeoutMs);
+      const done = await withDeadline(work(), hardMs, `no answer from the page after ${hardMs / 1000} s`);
       const page_ = extractLinks(done.html);
       return {
         rendered: { outcome: done.settled ? 'settled' : 'unsettled', page: page_, finalUrl: withoutFragment(done.url), navigatedTo: state.navigatedTo, error: null },
         retry: false,
       };
     } catch (error) {
-      const disconnected = this.browser === null || !this.browser.isConnected();
-      const message = crashed ? 'the browser tab crashed' : disconnected ? 'the browser stopped' : (error as Error).message.split('\n')[0]!.slice(0, 200);
+      const text = (error as Error).message ?? '';
+      // A killed browser may still look connected for a moment after the error it caused: asked again a little later.
+      const used = context.browser();
+      let disconnected = used === null || !used.isConnected() || /has been closed|browser has disconnected|Target closed|crash/i.test(text);
+      if (!disconnected && !text.startsWith('no answer from the page')) {
+        await sleep(300);
+        disconnected = !used!.isConnected();
+      }
+      const message = crashed ? 'the browser tab crashed' : disconnected ? 'the browser stopped' : text.split('\n')[0]!.slice(0, 200);
+      // The next attempt starts a new browser when this one is gone.
+      if (disconnected && this.context === context) {
+        const gone = this.browser;
+        this.browser = null;
+        this.context = null;
+        if (gone !== null) void gone.close().catch(() => undefined);
+      }
       return { rendered: failed(message), retry: crashed || disconnected };
     } finally {
       if (page !== null) await this.closePage(page);
@@ -344,13 +366,15 @@ export class Renderer {
 
   /** Closes a tab; a browser that cannot even do that is restarted. */
   private async closePage(page: Page): Promise<void> {
+    const browser = page.context().browser();
     try {
-      await withDeadline(page.close({ runBeforeUnload: false }), 5000, 'tab did not close');
+      await withDeadline(page.close({ runBeforeUnload: false }), 10_000, 'tab did not close');
     } catch {
-      const browser = this.browser;
+      // Only the browser this tab was in, and only if it is still the one in use (another render may have started a new one).
+      if (browser === null || browser !== this.browser) return;
       this.browser = null;
       this.context = null;
-      if (browser !== null) killBrowser(browser);
+      killBrowser(browser);
     }
   }
 
@@ -395,35 +419,39 @@ export class Renderer {
         return;
       }
       const key = withoutFragment(url);
-      let answer = this.cache.get(key);
-      if (answer !== undefined) this.counters.cacheHits++;
-      else {
-        state.inFlight++;
-        state.lastNetwork = performance.now();
-        try {
+      // In flight until answered, from the cache too: the page is not quiet while its script waits for it.
+      state.inFlight++;
+      state.lastNetwork = performance.now();
+      try {
+        let answer = this.cache.get(key);
+        if (answer !== undefined) this.counters.cacheHits++;
+        else {
           this.counters.subresources++;
           answer = await this.options.gate.fetch(new URL(key), asked.headers().accept ?? '*/*');
-        } finally {
-          state.inFlight--;
-          state.lastNetwork = performance.now();
+          if (cacheable(answer)) this.cache.put(key, answer);
         }
-        if (cacheable(answer)) this.cache.put(key, answer);
+        if (answer.status === null || answer.body === null) {
+          this.counters.refused++;
+          await route.abort(answer.error?.startsWith('excluded') === true ? 'blockedbyclient' : 'failed');
+          return;
+        }
+        await route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers.map((h) => [h.name, h.value])), body: answer.body });
+      } finally {
+        state.inFlight--;
+        state.lastNetwork = performance.now();
       }
-      if (answer.status === null || answer.body === null) {
-        this.counters.refused++;
-        await route.abort(answer.error?.startsWith('excluded') === true ? 'blockedbyclient' : 'failed');
-        return;
-      }
-      await route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers.map((h) => [h.name, h.value])), body: answer.body });
     } catch {
       // The tab closed while the answer was on its way: nothing to answer.
     }
   }
 }
 
-/** Ends a browser that does not answer: its processes (children of this one, on Linux) killed. */
+/** The processes of each browser started, as seen when it started (Linux). */
+const browserPids = new WeakMap<Browser, number[]>();
+
+/** Ends a browser that does not answer: its processes killed (its tabs' end with them). */
 function killBrowser(browser: Browser): void {
-  for (const pid of browserProcesses()) {
+  for (const pid of browserPids.get(browser) ?? []) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

@@ -441,7 +441,7 @@ describe('wga errors: one line on stderr, non-zero exit, nothing on stdout', () 
 
   it('an unknown page, method, format or option', () => {
     expectFailure(['levels', harvard, '--root', 'http://nowhere/'], 2, /--root: no page labelled 'http:\/\/nowhere\/' in the graph/);
-    expectFailure(['rank', harvard, '--method', 'hits'], 2, /--method: expected one of pagerank, montecarlo, opic, traffic, hotness, got 'hits'/);
+    expectFailure(['rank', harvard, '--method', 'salsa'], 2, /--method: expected one of pagerank, montecarlo, opic, traffic, hotness, harmonic, closeness, lin, hits, coreness, got 'salsa'/);
     expectFailure(['aggregate', harvard], 2, /aggregate: needs at least two score files/);
     expectFailure(['rank', harvard, '--method', 'traffic', '--alpha', '1'], 2, /--alpha: expected a number in \(0, 1\), got '1'/);
     expectFailure(['experiment', 'nope'], 2, /experiment: unknown experiment 'nope'; available: opic/);

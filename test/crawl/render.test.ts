@@ -30,7 +30,7 @@ const newDb = (): string => join(dir.path, `render-${++counter}.sqlite`);
 const browser = findBrowser(process.env.WGA_CHROMIUM ?? null);
 
 function settingsFor(site: AppSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
-  return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, renderTimeoutMs: 3000, renderQuietMs: 150, live: false, ...extra });
+  return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, renderTimeoutMs: 10_000, renderQuietMs: 150, live: false, ...extra });
 }
 
 async function crawl(path: string, settings: CrawlSettings): Promise<CrawlReport> {
@@ -166,7 +166,7 @@ if (browser === null) {
       const db = newDb();
       site.log.length = 0;
       const args = [cliPath, 'crawl', `${site.origin}/p/0`, '--db', db, '--render', 'always', '--browser', browser, '--allow-ip', '127.0.0.1/32', '--delay', '20',
-        '--concurrency', '4', '--render-timeout', '3', '--render-quiet', '150', '--checkpoint', '50', '--no-live', '-q'];
+        '--concurrency', '4', '--render-timeout', '10', '--render-quiet', '150', '--checkpoint', '50', '--no-live', '-q'];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       // Killed once some pages are stored and others are being rendered.
       for (let i = 0; i < 600; i++) {
@@ -187,11 +187,11 @@ if (browser === null) {
       for (const [url, page] of a.pages) assert.equal(b.pages.get(url)!.rendered, page.rendered, url);
     });
 
-    it('a page that hangs the browser fails alone, a killed browser is restarted: the crawl records everything', async () => {
+    it('a page that hangs the browser fails alone, a killed browser is restarted: the crawl records everything', async (t) => {
       const hanging = await serveAppSite(40, { hang: true });
       try {
         const db = newDb();
-        const settings = settingsFor(hanging, { render: 'always', browser, renderTimeoutMs: 1500, concurrency: 4, renderConcurrency: 2, delayMs: 30 });
+        const settings = settingsFor(hanging, { render: 'always', browser, renderTimeoutMs: 5000, concurrency: 4, renderConcurrency: 2, delayMs: 30 });
         const store = SqliteStore.open(db);
         let report: CrawlReport;
         try {
@@ -217,6 +217,8 @@ if (browser === null) {
         }
         const s = await stored(db);
         const anchorsAndRefreshes = new Set([...s.links].filter((l) => l.startsWith('anchor ') || l.startsWith('refresh ')));
+        const notRendered = [...s.pages.values()].filter((p) => p.rendered !== 'settled' && p.rendered !== 'unsettled').map((p) => `${p.url} ${p.rendered} ${p.error}`);
+        t.diagnostic(`launches ${report!.renderer!.launches}, failed ${report!.renderer!.failed}; not rendered: ${notRendered.join('; ')}`);
         assertSameSet(anchorsAndRefreshes, expectedLinks(hanging), 'every link despite the hang and the kill');
         assert.equal(s.pages.get(`${hanging.origin}/p/hang`)!.rendered, 'failed');
         assert.deepEqual(s.rel.get(`${hanging.origin}/p/hang ${hanging.origin}/p/1`), [], "the hung page's HTML link stands, unmarked");

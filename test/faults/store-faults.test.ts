@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { sharedCrawlInstances } from '../../src/app/shared-crawl.js';
 import { Crawler, type CrawlReport } from '../../src/crawl/crawler.js';
 import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
 import { Website } from '../../src/experiments/website.js';
@@ -224,7 +225,13 @@ if (typeof pgServer === 'string') {
         const instances = [runCli(['crawl', `${served.origin}/`, '--shared', '--lease', '1000', '--db', url, ...common])];
         await afterRequests(served, 10);
         instances.push(runCli(['crawl', '--join', '--db', url, '-q']));
-        await afterRequests(served, 60);
+        // The second instance has joined (registered in the store) before the server stops: on a
+        // loaded machine its start can take longer than the first instance's next 50 pages.
+        for (let waited = 0; (await sharedCrawlInstances(url)).length < 2; waited += 50) {
+          if (waited > 60_000) throw new Error('the second instance did not join within 60 s');
+          await sleep(50);
+        }
+        await afterRequests(served, pageRequests(served) + 20);
         server.halt('fast');
         halted = true;
         for (const result of await Promise.all(instances)) {
