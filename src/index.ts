@@ -11,7 +11,10 @@ export { type BuildOptions, type BuildReport, type BuiltGraph, buildFromEdges, b
 
 export { type EdgeListOptions, type Separator, EdgeListParser, parseEdgeList, readEdgeList } from './formats/edgelist.js';
 export { type BvProperties, bvFiles, decodeBvGraph, parseProperties, readWebGraph } from './formats/webgraph-bv.js';
-export { type HostGraph, hostGraph, hostOfUrl } from './graph/hosts.js';
+export { type GraphLevel, GRAPH_LEVELS, type HostGraph, domainOfHost, groupNodes, hostGraph, hostOfUrl, reverseHost, siteGraph } from './graph/hosts.js';
+export { findCommonCrawlFiles, readCommonCrawl } from './formats/commoncrawl.js';
+export { rankPositions as ranksTablePositions, writeRanksTable } from './formats/ranks-table.js';
+export { jackknife } from './analysis/jackknife.js';
 export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
 export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';
 export { ADJACENCY_MAGIC, AdjacencyWriter, readAdjacencyFile } from './formats/adjacency-binary.js';

@@ -89,7 +89,9 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   const threads = Math.max(1, Math.min(options.threads ?? 1, n === 0 ? 1 : n));
   const m = 2 ** log2m;
   const words = m / 4;
-  const seed = options.seed ?? 1;
+  // The seed spread over all 32 bits first: XOR with a small seed would only permute the ids
+  // 0..n-1 among themselves, so every run would hash the whole graph to the same registers.
+  const seed = mix32(options.seed ?? 1, 0x27d4eb2f);
   // Shared with the worker threads: the counters of two iterations, which changed, and the per-page sums.
   const registers = [new Uint32Array(new SharedArrayBuffer(n * m)), new Uint32Array(new SharedArrayBuffer(n * m))] as const;
   const changed = [new Uint8Array(new SharedArrayBuffer(n)), new Uint8Array(new SharedArrayBuffer(n))] as const;

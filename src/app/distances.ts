@@ -5,6 +5,7 @@
  */
 import { type DistanceStatistics, distanceStatistics, exactNeighbourhood, hyperBall } from '../analysis/hyperball.js';
 import { OptionError } from '../errors.js';
+import { type JackknifeEstimate, jackknife, meanOfRuns, padRuns } from '../analysis/jackknife.js';
 import type { Graph } from '../graph/graph.js';
 import { type AppContext, quietContext } from './context.js';
 import { EXACT_DISTANCE_LIMIT } from './rank.js';
@@ -22,6 +23,15 @@ export interface DistancesJson extends DistanceStatistics {
   relativeStandardDeviation: number;
   iterations: number;
   seconds: number;
+  /** HyperBall runs with independent hash functions (seeds seed, seed + 1, ...); the statistics are of their mean N(t). */
+  runs: number;
+  /** With two or more runs: jackknife estimates and standard errors (HyperANF), and the standard error of each N(t); else null. */
+  jackknife: {
+    neighbourhoodError: number[];
+    averageDistance: JackknifeEstimate;
+    effectiveDiameter: JackknifeEstimate;
+    connectedPairs: JackknifeEstimate;
+  } | null;
 }
 
 export interface DistancesOptions {
@@ -29,6 +39,7 @@ export interface DistancesOptions {
   log2m?: string;
   seed?: string;
   threads?: string;
+  runs?: string;
 }
 
 export function distances(source: { graph: Graph }, options: DistancesOptions, context: AppContext = quietContext): DistancesJson {
@@ -37,26 +48,49 @@ export function distances(source: { graph: Graph }, options: DistancesOptions, c
   if (options.exact === true && options.log2m !== undefined) throw new OptionError('--log2m', 'is an option of HyperBall, not of --exact');
   const log2m = options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 8, 4, 16);
   const seed = integerOption('--seed', options.seed, 1, 0);
+  if (options.exact === true && options.runs !== undefined) throw new OptionError('--runs', 'is an option of HyperBall, not of --exact');
+  const runs = integerOption('--runs', options.runs, 1, 1, 1000);
   if (options.exact === true) {
     const visits = graph.nodeCount * graph.edgeCount;
     if (visits > EXACT_DISTANCE_LIMIT) throw new OptionError('--exact', `on ${graph.nodeCount} pages and ${graph.edgeCount} links means ${visits.toExponential(1)} link visits: leave --exact out for HyperBall's estimate`);
     const neighbourhood = exactNeighbourhood(graph);
     return {
       nodes: graph.nodeCount, edges: graph.edgeCount, method: 'exact', log2m: null, relativeStandardDeviation: 0, iterations: neighbourhood.length - 1,
-      seconds: (performance.now() - started) / 1000, ...distanceStatistics(neighbourhood),
+      seconds: (performance.now() - started) / 1000, runs: 1, jackknife: null, ...distanceStatistics(neighbourhood),
     };
   }
-  const result = hyperBall(graph, {
-    log2m,
-    seed,
-    threads: integerOption('--threads', options.threads, defaultThreads(), 1, MAX_THREADS),
-    onIteration: (iteration, changed) => {
-      context.signal?.throwIfAborted();
-      context.onProgress?.({ phase: 'hyperball', message: `hyperball: iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });
-    },
-  });
+  const threads = integerOption('--threads', options.threads, defaultThreads(), 1, MAX_THREADS);
+  const neighbourhoods: number[][] = [];
+  let last: ReturnType<typeof hyperBall> | null = null;
+  let iterations = 0;
+  for (let run = 0; run < runs; run++) {
+    last = hyperBall(graph, {
+      log2m,
+      seed: seed + run,
+      threads,
+      onIteration: (iteration, changed) => {
+        context.signal?.throwIfAborted();
+        const which = runs > 1 ? `run ${run + 1} of ${runs}, ` : '';
+        context.onProgress?.({ phase: 'hyperball', message: `hyperball: ${which}iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });
+      },
+    });
+    iterations = Math.max(iterations, last.iterations);
+    neighbourhoods.push(Array.from(last.neighbourhood));
+  }
+  const padded = padRuns(neighbourhoods);
+  const mean = meanOfRuns(padded);
+  let jack: DistancesJson['jackknife'] = null;
+  if (runs > 1) {
+    const k = runs;
+    jack = {
+      neighbourhoodError: mean.map((m, t) => Math.sqrt(padded.reduce((s, r) => s + (r[t]! - m) ** 2, 0) / (k - 1) / k)),
+      averageDistance: jackknife(padded, (n) => distanceStatistics(n).averageDistance),
+      effectiveDiameter: jackknife(padded, (n) => distanceStatistics(n).effectiveDiameter),
+      connectedPairs: jackknife(padded, (n) => distanceStatistics(n).connectedPairs),
+    };
+  }
   return {
-    nodes: graph.nodeCount, edges: graph.edgeCount, method: 'hyperball', log2m: result.log2m, relativeStandardDeviation: result.relativeStandardDeviation,
-    iterations: result.iterations, seconds: (performance.now() - started) / 1000, ...distanceStatistics(result.neighbourhood),
+    nodes: graph.nodeCount, edges: graph.edgeCount, method: 'hyperball', log2m: last!.log2m, relativeStandardDeviation: last!.relativeStandardDeviation,
+    iterations, seconds: (performance.now() - started) / 1000, runs, jackknife: jack, ...distanceStatistics(mean),
   };
 }

@@ -22,7 +22,7 @@ import { readScores } from '../formats/scores.js';
 import { type BvWriteOptions, writeWebGraph } from '../formats/webgraph-bv-writer.js';
 import { bvFiles } from '../formats/webgraph-bv.js';
 import type { Graph } from '../graph/graph.js';
-import { hostGraph } from '../graph/hosts.js';
+import { type GraphLevel, siteGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import { LINK_KINDS, type LinkFilter, type Store, relOf } from '../store/store.js';
 import { loadProgress } from './graph-source.js';
@@ -49,8 +49,12 @@ export interface ExportInput {
   links?: Required<LinkFilter>;
   gexfVersion?: GexfVersion;
   bv?: BvWriteOptions;
-  /** Export the host graph: pages collapsed into hosts, links weighted by page-link counts. */
+  /** Export the host graph: pages collapsed into hosts, links weighted by page-link counts (the same as level 'host'). */
   hosts?: boolean;
+  /** Export the host or pay-level-domain graph (default: the graph's own nodes). */
+  level?: GraphLevel;
+  /** Host and domain names in Common Crawl's reversed notation. */
+  reversedNames?: boolean;
 }
 
 export interface ExportReport {
@@ -63,8 +67,8 @@ export interface ExportReport {
   files: Array<{ path: string; bytes: number }>;
   /** BV only: bits per link of the .graph file. */
   bitsPerLink?: number;
-  /** With hosts: the page links read and those inside one host (dropped). */
-  hosts?: { pageLinks: number; selfLinksDropped: number };
+  /** With a host or domain level: the level, the finer graph's links read and those inside one group (dropped). */
+  grouped?: { level: 'host' | 'domain'; pageLinks: number; selfLinksDropped: number };
   seconds: number;
 }
 
@@ -75,17 +79,27 @@ export async function exportGraph(input: ExportInput, context: AppContext = {}):
   }
   if ((input.graph === undefined) === (input.db === undefined)) throw new OptionError('graph', 'give either a graph file or --db STORE');
   const started = performance.now();
-  if (input.hosts === true) {
+  const level = input.level ?? (input.hosts === true ? 'host' : undefined);
+  if (input.hosts === true && level !== 'host') throw new OptionError('--hosts', `is --level host: give one of --hosts and --level ${String(level)}`);
+  const from = input.graph?.level ?? 'page';
+  if (input.reversedNames === true && (level === undefined || level === 'page')) throw new OptionError('--reversed-names', 'names hosts and domains: it needs --level host or domain');
+  if (level === 'page' && from !== 'page') throw new OptionError('--level', `the graph's nodes are ${from}s: there are no pages to export`);
+  if (level !== undefined && level !== 'page' && level !== from) {
     const pages = input.graph ?? null;
     const store = pages === null ? await openStore(input.db!, { create: false }) : null;
     try {
       const graph = pages?.graph ?? (await store!.loadGraph(input.links ?? LINK_KINDS, loadProgress(store!, context))).graph;
-      const hosts = hostGraph(graph, pages?.path ?? store!.location);
-      const model = modelOfGraph(hosts.graph, 'host');
-      model.attributes.push({ name: 'pages', type: 'integer', value: (h) => hosts.pages[h]! });
-      await addScores(model, hosts.graph, input.scores ?? [], null, null, context);
+      const groups = siteGraph(graph, level, {
+        source: pages?.path ?? store!.location,
+        level: from,
+        ...(pages?.reversed === true ? { reversed: true } : {}),
+        ...(input.reversedNames === true ? { reversedNames: true } : {}),
+      });
+      const model = modelOfGraph(groups.graph, level);
+      model.attributes.push({ name: from === 'page' ? 'pages' : 'hosts', type: 'integer', value: (h) => groups.pages[h]! });
+      await addScores(model, groups.graph, input.scores ?? [], null, null, context);
       const report = finish(await write(model, input, context), input, model, pages?.path ?? store!.location, started);
-      return { ...report, hosts: { pageLinks: hosts.pageLinks, selfLinksDropped: hosts.selfLinksDropped } };
+      return { ...report, grouped: { level, pageLinks: groups.pageLinks, selfLinksDropped: groups.selfLinksDropped } };
     } finally {
       await store?.close();
     }

@@ -4,7 +4,7 @@
  */
 import { OptionError } from '../errors.js';
 import { GRAPH_FORMATS, type LoadOptions, type LoadedGraph, loadGraph } from '../formats/load.js';
-import { hostGraph } from '../graph/hosts.js';
+import { GRAPH_LEVELS, type GraphLevel, siteGraph } from '../graph/hosts.js';
 import { openStore } from '../store/open.js';
 import type { LinkFilter, LoadProgress, NewRun, Store } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
@@ -30,6 +30,18 @@ export interface GraphSource extends LoadedGraph {
   pageIds: Float64Array | null;
   /** The store's links read, when --links chose others than the default. */
   links?: Required<LinkFilter>;
+  /** With --level host or domain: the level, and nodes of the finer graph in each node. */
+  grouped?: { level: 'host' | 'domain'; from: GraphLevel; members: Int32Array; pageLinks: number; selfLinksDropped: number };
+}
+
+/** The graph level a command's options ask for: --level, or --hosts (the older name of --level host). */
+export function levelOption(options: { level?: string | undefined; hosts?: boolean | undefined }): GraphLevel {
+  const level = choiceOption('--level', options.level, GRAPH_LEVELS, 'page');
+  if (options.hosts === true) {
+    if (options.level !== undefined && level !== 'host') throw new OptionError('--hosts', `is --level host: give one of --hosts and --level ${level}`);
+    return 'host';
+  }
+  return level;
 }
 
 /** The checked load options of a graph file. */
@@ -106,14 +118,26 @@ export async function withStore<T>(spec: string, work: (store: Store) => Promise
  * closes the store whatever happens.
  */
 export async function withGraph<T>(
-  input: { path?: string | undefined; db?: string | undefined; file?: GraphFileOptions; save?: boolean; hosts?: boolean; links?: string | undefined },
+  input: {
+    path?: string | undefined;
+    db?: string | undefined;
+    file?: GraphFileOptions;
+    save?: boolean;
+    hosts?: boolean;
+    level?: string | undefined;
+    reversedNames?: boolean;
+    links?: string | undefined;
+  },
   work: (source: GraphSource) => Promise<T>,
   context: AppContext = quietContext,
 ): Promise<T> {
-  if (input.hosts === true) {
-    if (input.save === true) throw new OptionError('--save', 'cannot save host-graph scores as page scores (drop --hosts or --save)');
-    return withGraph({ ...input, hosts: false }, (source) => work(hostGraphSource(source, input.file?.labels)), context);
+  const level = levelOption(input);
+  if (level !== 'page') {
+    if (input.save === true) throw new OptionError('--save', `cannot save ${level}-graph scores as page scores (drop --level ${level} or --save)`);
+    const pageInput = { ...input, hosts: false, level: undefined, reversedNames: false };
+    return withGraph(pageInput, (source) => work(levelGraphSource(source, level, { reversedNames: input.reversedNames === true, labelsPath: input.file?.labels })), context);
   }
+  if (input.reversedNames === true) throw new OptionError('--reversed-names', 'names hosts and domains: it needs --level host or domain');
   const { path, db } = input;
   if (input.save === true && db === undefined) throw new OptionError('--save', 'needs --db (the store to save the run in)');
   if (path !== undefined && db !== undefined) throw new OptionError('--db', 'give either a graph file or --db, not both');
@@ -128,19 +152,31 @@ export async function withGraph<T>(
 }
 
 /**
- * The source's host graph (--hosts): pages collapsed into their URL hosts, links weighted by
- * page-link counts. Its build report counts the page links: those inside one host as dropped
- * self-links, the rest merged into host links as duplicates. No page ids: runs are of pages.
+ * The source's host or domain graph (--level): pages (or a host graph's hosts) collapsed into
+ * their hosts or pay-level domains, links weighted by link counts. Its build report counts the
+ * finer links: those inside one group as dropped self-links, the rest merged into group links as
+ * duplicates. No page ids: runs are of pages. The same level is the source itself.
  */
-export function hostGraphSource(source: GraphSource, labelsPath?: string): GraphSource {
+export function levelGraphSource(source: GraphSource, level: GraphLevel, options: { reversedNames?: boolean; labelsPath?: string | undefined } = {}): GraphSource {
+  const from = source.level ?? 'page';
+  if (level === from) return source;
+  if (level === 'page') throw new OptionError('--level', `the graph's nodes are ${from}s: there are no pages to show`);
   const started = performance.now();
-  const hosts = hostGraph(source.graph, labelsPath ?? source.path);
+  const groups = siteGraph(source.graph, level, {
+    source: options.labelsPath ?? source.path,
+    level: from,
+    ...(source.reversed === true ? { reversed: true } : {}),
+    ...(options.reversedNames === true ? { reversedNames: true } : {}),
+  });
   return {
     ...source,
-    graph: hosts.graph,
+    graph: groups.graph,
+    level,
+    reversed: options.reversedNames === true || source.reversed === true,
     pageIds: null,
-    report: { rawEdges: hosts.pageLinks, selfLoopsDropped: hosts.selfLinksDropped, duplicatesDropped: hosts.merged },
+    report: { rawEdges: groups.pageLinks, selfLoopsDropped: groups.selfLinksDropped, duplicatesDropped: groups.merged },
     seconds: source.seconds + (performance.now() - started) / 1000,
+    grouped: { level, from, members: groups.pages, pageLinks: groups.pageLinks, selfLinksDropped: groups.selfLinksDropped },
   };
 }
 

@@ -5,6 +5,7 @@
  * sampled (the most important pages, with what connects them) so the drawings stay interactive.
  */
 import { inDegrees } from '../analysis/degrees.js';
+import { pagerank } from '../analysis/pagerank.js';
 import { topK } from '../analysis/top.js';
 import type { Graph } from '../graph/graph.js';
 import type { HostGraph } from '../graph/hosts.js';
@@ -247,10 +248,12 @@ export function directoryTree(urls: Iterable<string>, request: { maxChildren: nu
   return { ...tree, truncated };
 }
 
-/** The `hosts` contract: the host graph (pages collapsed into their URL hosts). */
+/** The `hosts` contract: the host or domain graph (pages collapsed into their URL hosts or pay-level domains). */
 export interface HostGraphJson {
-  /** Hosts, most pages first (at most `maxHosts`). */
-  nodes: Array<{ host: string; pages: number }>;
+  /** 'host' or 'domain': what `nodes` are. */
+  level: 'host' | 'domain';
+  /** Hosts (or domains), most pages first (at most `maxHosts`), with their weighted PageRank on the whole host (or domain) graph. */
+  nodes: Array<{ host: string; pages: number; pagerank: number }>;
   /** Links between listed hosts (source and target index `nodes`), `links` = page links, most first (at most `maxLinks`). */
   links: Array<{ source: number; target: number; links: number }>;
   hosts: number;
@@ -276,8 +279,11 @@ export function hostGraphView(hosts: HostGraph, request: { maxHosts: number; max
     }
   }
   links.sort((a, b) => b.links - a.links || a.source - b.source || a.target - b.target);
+  // Sites ranked as `wga rank --level host|domain` ranks them: PageRank weighted by page-link counts.
+  const rank = pagerank(g, { tolerance: 1e-10 }).scores;
   return {
-    nodes: listed.map((h) => ({ host: g.labels.label(h), pages: hosts.pages[h]! })),
+    level: hosts.level,
+    nodes: listed.map((h) => ({ host: g.labels.label(h), pages: hosts.pages[h]!, pagerank: rank[h]! })),
     links: links.slice(0, request.maxLinks),
     hosts: g.nodeCount,
     hostLinks: g.edgeCount,

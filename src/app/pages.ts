@@ -8,6 +8,7 @@ import { LIVE_STATE_TOP } from '../crawl/live-state.js';
 import { ExitCode, InputFormatError, OptionError, WgaError } from '../errors.js';
 import { STATUS_CLASSES, type StatusClass } from '../store/records.js';
 import { liveTop } from './live-rank.js';
+import { groupNodes } from '../graph/hosts.js';
 import { CRAWL_STATE, type LinkRecord, type PageRole, type RenderOutcome, type RunRecord, type Store } from '../store/store.js';
 import { changeRate } from './changes.js';
 import { refuseWhileCrawling } from './crawl-guard.js';
@@ -193,6 +194,61 @@ export async function topPages(store: Store, request: { method: string; run?: nu
   }
   const top = await store.topPages(run.id, request.k);
   return { run, top: top.map((t, i) => ({ rank: i + 1, url: t.page.url, score: t.value })) };
+}
+
+/** Methods whose scores are a distribution over the pages (they sum to 1): a site's score is the sum of its pages'. */
+const ADDITIVE_METHODS = new Set(['pagerank', 'montecarlo', 'opic', 'traffic', 'hotness', 'live']);
+
+/** The `store top --level host|domain --json` contract. */
+export interface TopSitesJson {
+  run: RunRecord;
+  level: 'host' | 'domain';
+  /** 'sum': the site's pages' scores added (methods whose scores sum to 1); 'max': its best page's score. */
+  aggregate: 'sum' | 'max';
+  sites: number;
+  top: Array<{ rank: number; name: string; score: number; pages: number; bestPage: string }>;
+}
+
+/**
+ * The best hosts or domains by a stored run of pages: each site's pages' scores added for a
+ * distribution (PageRank: the probability of being on the site), or its best page's score for the
+ * others (harmonic centrality, HITS, coreness), with that best page.
+ */
+export async function topSites(
+  store: Store,
+  request: { method: string; run?: number | undefined; k: number; level: 'host' | 'domain'; reversedNames?: boolean },
+): Promise<TopSitesJson> {
+  const run = request.run === undefined ? await store.latestRun(request.method) : await findRun(store, request.run);
+  if (run === null) {
+    throw new RunNotFoundError(store.location, request.run ?? request.method, `; save one with: wga rank --db ${store.location} --method ${request.method} --save`);
+  }
+  const { graph, pageIds } = await store.loadGraph();
+  const scores = await store.runScores(run.id, pageIds);
+  const groups = groupNodes(graph, request.level, { source: store.location, ...(request.reversedNames === true ? { reversedNames: true } : {}) });
+  const aggregate = ADDITIVE_METHODS.has(run.method) ? 'sum' : 'max';
+  const value = new Float64Array(groups.names.length).fill(aggregate === 'sum' ? 0 : Number.NaN);
+  const best = new Int32Array(groups.names.length).fill(-1);
+  for (let v = 0; v < graph.nodeCount; v++) {
+    const x = scores[v]!;
+    if (Number.isNaN(x)) continue;
+    const g = groups.groupOf[v]!;
+    if (aggregate === 'sum') value[g]! += x;
+    if (best[g] === -1 || x > scores[best[g]!]!) {
+      best[g] = v;
+      if (aggregate === 'max') value[g] = x;
+    }
+  }
+  const order = Array.from({ length: value.length }, (_, g) => g)
+    .filter((g) => best[g] !== -1)
+    .sort((a, b) => value[b]! - value[a]! || a - b)
+    .slice(0, request.k);
+  return {
+    run,
+    level: request.level,
+    aggregate,
+    sites: groups.names.length,
+    top: order.map((g, i) => ({ rank: i + 1, name: groups.names[g]!, score: value[g]!, pages: groups.members[g]!, bestPage: graph.labels.label(best[g]!) })),
+  };
 }
 
 async function findRun(store: Store, id: number): Promise<RunRecord | null> {

@@ -13,6 +13,8 @@ import { restrictedPageRank } from '../analysis/restricted.js';
 import { topK } from '../analysis/top.js';
 import { OptionError } from '../errors.js';
 import { writeScores } from '../formats/scores.js';
+import { type RankColumn, rankPositions, writeRanksTable } from '../formats/ranks-table.js';
+import type { GraphLevel } from '../graph/hosts.js';
 import type { Graph } from '../graph/graph.js';
 import type { Labels } from '../graph/labels.js';
 import { SubsetLabels } from '../graph/subgraph.js';
@@ -128,7 +130,10 @@ export function topEntries(labels: Labels, scores: Float64Array, k: number, devi
 
 /** A checked ranking request. */
 export interface RankRequest {
+  /** The first of `methods`: the one `rank` computes. */
   method: RankMethod;
+  /** Every method asked for (`--method harmonic,pagerank`): `rankTable` computes them all. */
+  methods: RankMethod[];
   focus: RegExp | null;
   focusShare: number;
   discoveryShare: number;
@@ -165,7 +170,10 @@ export interface RankRequest {
 
 /** Checks a ranking's options; an OptionError names the option at fault. */
 export function parseRankOptions(options: RankOptions): RankRequest {
-  const method = choiceOption('--method', options.method, RANK_METHODS, 'pagerank');
+  const methods = (options.method ?? 'pagerank').split(',').map((m) => choiceOption('--method', m.trim(), RANK_METHODS, 'pagerank'));
+  if (new Set(methods).size !== methods.length) throw new OptionError('--method', `names a method twice: '${options.method}'`);
+  const method = methods[0]!;
+  const asked = (m: RankMethod): boolean => methods.includes(m);
   const solver = choiceOption('--solver', options.solver, PAGERANK_SOLVERS, 'auto') as PageRankSolver;
   const damping = numberOption('--damping', options.damping, PAGERANK_DEFAULTS.damping, { min: 0, max: 1, exclusiveMax: true });
   const tolerance = numberOption('--tolerance', options.tolerance, PAGERANK_DEFAULTS.tolerance, { min: 0, exclusiveMin: true });
@@ -189,18 +197,19 @@ export function parseRankOptions(options: RankOptions): RankRequest {
   const discoveryShare = numberOption('--discovery-share', options.discoveryShare, 0, { min: 0, max: 1 });
   if (focus === null && options.focusShare !== undefined) throw new OptionError('--focus-share', 'needs --focus (the rule that selects focus pages)');
   const k = integerOption('--top', options.top, 10, 0);
-  if (method !== 'pagerank' && (options.root !== undefined || options.teleport !== undefined)) {
+  const other = methods.find((m) => m !== 'pagerank');
+  if (other !== undefined && (options.root !== undefined || options.teleport !== undefined)) {
     // Restriction and personalisation are PageRank's notions.
-    throw new OptionError(`--method ${method}`, 'does not take --root or --teleport');
+    throw new OptionError(`--method ${other}`, 'does not take --root or --teleport');
   }
   if (options.maxLevel !== undefined && options.root === undefined) {
     throw new OptionError('--max-level', 'needs --root (the pages levels are counted from)');
   }
   const reads = options.reads === undefined ? null : integerOption('--reads', options.reads, 1, 1);
-  if (options.hubs === true && method !== 'hits') throw new OptionError('--hubs', 'is an option of --method hits');
-  if (options.mode !== undefined && method !== 'coreness') throw new OptionError('--mode', 'is an option of --method coreness');
+  if (options.hubs === true && !asked('hits')) throw new OptionError('--hubs', 'is an option of --method hits');
+  if (options.mode !== undefined && !asked('coreness')) throw new OptionError('--mode', 'is an option of --method coreness');
   const coreMode = choiceOption('--mode', options.mode, CORENESS_MODES, 'all');
-  const geometric = method === 'harmonic' || method === 'closeness' || method === 'lin';
+  const geometric = asked('harmonic') || asked('closeness') || asked('lin');
   if (options.exact === true && !geometric) throw new OptionError('--exact', 'is an option of --method harmonic, closeness and lin');
   if (options.log2m !== undefined && (!geometric || options.exact === true)) throw new OptionError('--log2m', 'is an option of HyperBall: --method harmonic, closeness or lin without --exact');
   const log2m = options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 8, 4, 16);
@@ -210,6 +219,7 @@ export function parseRankOptions(options: RankOptions): RankRequest {
     hubs: options.hubs === true,
     coreMode,
     method,
+    methods,
     focus,
     focusShare,
     discoveryShare,
@@ -239,16 +249,26 @@ export function parseRankOptions(options: RankOptions): RankRequest {
  * (needs a store) and writes the score file when asked.
  */
 export async function rank(source: GraphSource, request: RankRequest, context: AppContext = quietContext): Promise<RankJson> {
+  if (request.methods.length > 1) throw new OptionError('method', `ranks by one method here; a table of several (${request.methods.join(',')}) is rankTable's`);
+  return (await rankWithScores(source, request, context)).json;
+}
+
+/** `rank` of one method, with every node's score (NaN for nodes a restricted PageRank leaves out). */
+async function rankWithScores(source: GraphSource, request: RankRequest, context: AppContext): Promise<{ json: RankJson; full: Float64Array }> {
   const { graph } = source;
   const { method } = request;
   const started = performance.now();
   const report = computeRanking(graph, method, { ...request, reads: request.reads ?? 10 * graph.nodeCount }, context);
   const solve = (performance.now() - started) / 1000;
   const json: RankJson = { ...report.json, timings: { load: source.seconds, solve }, out: request.out, run: null };
-  if (request.save) {
-    // Scores of every page of the graph: pages outside a restricted PageRank's subgraph get none.
-    const full = new Float64Array(graph.nodeCount).fill(Number.NaN);
+  // Scores of every page of the graph: pages outside a restricted PageRank's subgraph get none.
+  let full: Float64Array;
+  if (report.pages === null && report.scores.length === graph.nodeCount) full = report.scores;
+  else {
+    full = new Float64Array(graph.nodeCount).fill(Number.NaN);
     for (let i = 0; i < report.scores.length; i++) full[report.pages === null ? i : report.pages[i]!] = report.scores[i]!;
+  }
+  if (request.save) {
     const { top: _top, timings: _timings, out: _out, run: _run, ...parameters } = json;
     json.run = await saveRun(
       source,
@@ -275,7 +295,55 @@ export async function rank(source: GraphSource, request: RankRequest, context: A
       ],
     });
   }
-  return json;
+  return { json, full };
+}
+
+/** The `rank --method A,B --json` contract: each method's report, and the ranks table written. */
+export interface RankTableJson {
+  /** What the table's rows are: pages, hosts or domains. */
+  level: GraphLevel;
+  nodes: number;
+  edges: number;
+  methods: RankJson[];
+  /** The first method's best nodes (--top) with their position and value by every method (1 = best). */
+  top: Array<{ label: string; positions: number[]; values: number[] }>;
+  /** The ranks table's path, or null. */
+  out: string | null;
+}
+
+/**
+ * Several rankings of one graph (`--method harmonic,pagerank`), each as `rank` computes it, and
+ * with --out their ranks table: every node's position and value per method, in the order of the
+ * first method (src/formats/ranks-table.ts).
+ */
+export async function rankTable(source: GraphSource, request: RankRequest, context: AppContext = quietContext): Promise<RankTableJson> {
+  const methods: RankJson[] = [];
+  const columns: RankColumn[] = [];
+  for (const method of request.methods) {
+    const { json, full } = await rankWithScores(source, { ...request, method, methods: [method], out: null }, context);
+    methods.push({ ...json, out: request.out });
+    columns.push({ method: method === 'hits' && request.hubs ? 'hubs' : method, values: full });
+  }
+  const level = source.level ?? 'page';
+  const positions = columns.map((c) => rankPositions(c.values));
+  const top = Array.from(positions[0]!.order.subarray(0, Math.min(request.k, source.graph.nodeCount)), (v) => ({
+    label: source.graph.labels.label(v),
+    positions: positions.map((p) => p.position[v]!),
+    values: columns.map((c) => c.values[v]!),
+  }));
+  if (request.out !== null) {
+    const members = source.grouped !== undefined
+      ? { column: source.grouped.from === 'page' ? 'n_pages' : 'n_hosts', counts: source.grouped.members }
+      : source.hostCounts !== undefined
+        ? { column: 'n_hosts', counts: source.hostCounts }
+        : undefined;
+    await writeRanksTable(request.out, source.graph.labels, columns, {
+      nameColumn: level === 'page' ? 'page' : `${level}${source.reversed === true ? '_rev' : ''}`,
+      ...(members === undefined ? {} : { members }),
+      positions,
+    });
+  }
+  return { level, nodes: source.graph.nodeCount, edges: source.graph.edgeCount, methods, top, out: request.out };
 }
 
 

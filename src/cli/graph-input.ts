@@ -15,6 +15,8 @@ export interface GraphInputOptions extends GraphFileOptions {
   db?: string;
   save?: boolean;
   hosts?: boolean;
+  level?: string;
+  reversedNames?: boolean;
   links?: string;
 }
 
@@ -23,7 +25,9 @@ export function addGraphOptions(command: Command): Command {
   return addGraphFileOptions(command)
     .option('--db <store>', 'read the graph from a store (SQLite file or postgres:// URL) instead of a file')
     .option('--links <kinds>', "with --db, the links read: kinds (anchor, area, frame, iframe, refresh, redirect, canonical, alternate, sitemap), graph or all; -KIND or -nofollow, -ugc, -sponsored leave some out (default: graph)")
-    .option('--hosts', 'the host graph: pages collapsed into their URL hosts, links weighted by page-link counts');
+    .option('--level <level>', 'the graph analysed: page, host (pages collapsed into their URL hosts) or domain (into their pay-level domains), links weighted by page-link counts (default: page, or the nodes of the file)')
+    .option('--reversed-names', "with --level host or domain: name them in Common Crawl's reversed notation (com.example.www)")
+    .option('--hosts', 'the same as --level host');
 }
 
 /** Options describing a graph file. */
@@ -66,6 +70,8 @@ export async function withGraph<T>(path: string | undefined, options: GraphInput
       file: options,
       ...(options.save === undefined ? {} : { save: options.save }),
       ...(options.hosts === true ? { hosts: true } : {}),
+      ...(options.level === undefined ? {} : { level: options.level }),
+      ...(options.reversedNames === true ? { reversedNames: true } : {}),
       ...(options.links === undefined ? {} : { links: options.links }),
     },
     async (source) => {

@@ -27,7 +27,8 @@ export async function writeGexf(graph: ExportGraph, sink: FileSink, version: Gex
   const { ns, schema } = NAMESPACES[version];
   sink.write(`<?xml version="1.0" encoding="UTF-8"?>\n`);
   sink.write(`<gexf xmlns="${ns}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="${schema}" version="${version === '1.3' ? '1.3' : '1.2'}">\n`);
-  sink.write(`  <meta><creator>wga</creator><description>web graph: ${graph.nodeCount} pages, ${graph.edgeCount} links</description></meta>\n`);
+  const unit = graph.labelName === 'host' || graph.labelName === 'domain' ? `${graph.labelName}s` : 'pages';
+  sink.write(`  <meta><creator>wga</creator><description>web graph: ${graph.nodeCount} ${unit}, ${graph.edgeCount} links</description></meta>\n`);
   sink.write(`  <graph defaultedgetype="directed" mode="static">\n`);
   sink.write(`    <attributes class="node">\n`);
   graph.attributes.forEach((a, i) => sink.write(`      <attribute id="${i}" title="${xmlEscape(a.name)}" type="${GEXF_TYPES[a.type]}"/>\n`));

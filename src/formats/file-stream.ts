@@ -69,13 +69,22 @@ export async function streamFile(
     bytesRead += chunk.length;
     options.onProgress?.({ bytesRead, totalBytes });
   });
+  // The consumer's own error (a bad line) wins over the abort it causes upstream: on a gzip
+  // stream, pipeline rejects with the gunzip stage's AbortError instead.
+  let consumerError: unknown = null;
   const consume = async (source: AsyncIterable<Buffer>): Promise<void> => {
-    for await (const chunk of source) onChunk(chunk);
+    try {
+      for await (const chunk of source) onChunk(chunk);
+    } catch (error) {
+      consumerError ??= error;
+      throw error;
+    }
   };
   try {
     if (gzip) await pipeline(raw, createGunzip(GUNZIP_OPTIONS), consume);
     else await pipeline(raw, consume);
-  } catch (error) {
+  } catch (caught) {
+    const error = consumerError ?? caught;
     if (error instanceof WgaError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code.startsWith('Z_') || code === 'ERR_ZLIB') {

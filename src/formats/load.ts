@@ -6,14 +6,16 @@
 import { InputFormatError, OptionError } from '../errors.js';
 import type { BuildReport } from '../graph/builder.js';
 import type { Graph } from '../graph/graph.js';
+import type { GraphLevel } from '../graph/hosts.js';
 import { isAdjacencyPath, readAdjacencyFile } from './adjacency-binary.js';
 import { type EdgeListOptions, readEdgeList } from './edgelist.js';
 import { fileExists } from './file-stream.js';
 import { type LabelFileReport, readLabelFile } from './label-file.js';
 import { bvFiles, readWebGraph } from './webgraph-bv.js';
+import { findCommonCrawlFiles, readCommonCrawl } from './commoncrawl.js';
 
-export type GraphFormat = 'edges' | 'bv' | 'wgadj';
-export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv', 'wgadj'];
+export type GraphFormat = 'edges' | 'bv' | 'wgadj' | 'commoncrawl';
+export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv', 'wgadj', 'commoncrawl'];
 
 export interface LoadOptions extends EdgeListOptions {
   /** 'auto' (default), 'edges' or 'bv'. */
@@ -33,12 +35,19 @@ export interface LoadedGraph {
   labelReport?: LabelFileReport;
   /** Seconds spent reading and building. */
   seconds: number;
+  /** What the nodes are (default 'page': URL labels); Common Crawl's graphs are of hosts or domains. */
+  level?: GraphLevel;
+  /** Host or domain labels in Common Crawl's reversed notation (com.example.www). */
+  reversed?: boolean;
+  /** Common Crawl's domain graph: the hosts of each domain. */
+  hostCounts?: Int32Array;
 }
 
 export async function detectFormat(path: string): Promise<GraphFormat> {
   if (/\.(graph|properties|offsets)$/.test(path)) return 'bv';
   if (isAdjacencyPath(path)) return 'wgadj';
   if (!(await fileExists(path)) && (await fileExists(bvFiles(path).properties))) return 'bv';
+  if (await findCommonCrawlFiles(path)) return 'commoncrawl';
   return 'edges';
 }
 
@@ -49,9 +58,20 @@ export async function loadGraph(path: string, options: LoadOptions = {}): Promis
     throw new OptionError('--format', `expected auto, ${GRAPH_FORMATS.join(' or ')}, got '${String(requested)}'`);
   }
   const format = requested === 'auto' ? await detectFormat(path) : requested;
+  if (format === 'commoncrawl') {
+    const cc = await readCommonCrawl(path, options);
+    const loaded = await attachLabels({ graph: cc.graph, report: cc.report, format, path, level: cc.level, reversed: true, ...(cc.hostCounts === null ? {} : { hostCounts: cc.hostCounts }) }, options);
+    return { ...loaded, seconds: (performance.now() - started) / 1000 };
+  }
   const built =
     format === 'bv' ? await readWebGraph(path) : format === 'wgadj' ? readAdjacencyFile(path) : await readEdgeList(path, options);
-  let graph = built.graph;
+  const loaded = await attachLabels({ graph: built.graph, report: built.report, format, path }, options);
+  return { ...loaded, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Attaches the label file of `options`, if any. */
+async function attachLabels(loaded: Omit<LoadedGraph, 'seconds'>, options: LoadOptions): Promise<Omit<LoadedGraph, 'seconds'>> {
+  let graph = loaded.graph;
   let labelReport: LabelFileReport | undefined;
   if (options.labelsPath !== undefined) {
     const attached = await readLabelFile(options.labelsPath, graph);
@@ -65,12 +85,5 @@ export async function loadGraph(path: string, options: LoadOptions = {}): Promis
     graph = graph.withLabels(attached.labels);
     labelReport = attached.report;
   }
-  return {
-    graph,
-    format,
-    path,
-    report: built.report,
-    ...(labelReport === undefined ? {} : { labelReport }),
-    seconds: (performance.now() - started) / 1000,
-  };
+  return { ...loaded, graph, ...(labelReport === undefined ? {} : { labelReport }) };
 }

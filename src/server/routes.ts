@@ -15,7 +15,8 @@ import { streamSSE } from 'hono/streaming';
 import type { CrawlCliOptions } from '../app/crawl.js';
 import { importGraph, resetStore } from '../app/data.js';
 import { crawlTree, directoryTree, hostGraphView, neighbourhood, type StoreGraph } from '../app/graph-views.js';
-import { hostGraph } from '../graph/hosts.js';
+import { siteGraph } from '../graph/hosts.js';
+import { distances } from '../app/distances.js';
 import { SEARCH_BY, SEARCH_MODES, compareRuns, deleteRun, getRun, listRuns, pageDetail, pagesByStatus, runScoresTsv, search, topPages } from '../app/pages.js';
 import { type RankOptions, parseRankOptions } from '../app/rank.js';
 import { stats } from '../app/stats.js';
@@ -333,6 +334,16 @@ export function buildRoutes(server: ServerContext): Hono {
       links(c)),
     );
   });
+  app.get('/api/distances', async (c) => {
+    const exact = flag(c, 'exact');
+    const log2m = query(c, 'log2m');
+    const runs = integer(c, 'runs', 1, 1, 16);
+    const seed = integer(c, 'seed', 1, 0);
+    if (log2m !== undefined) integer(c, 'log2m', 8, 4, 12);
+    const options = { exact, runs: String(runs), seed: String(seed), ...(log2m === undefined ? {} : { log2m }) };
+    if (exact) delete (options as { runs?: string }).runs;
+    return c.json(await server.cache.memo(`distances\n${exact}\n${log2m ?? ''}\n${runs}\n${seed}`, (source) => distances(source, options), links(c)));
+  });
   app.get('/api/degrees', async (c) => {
     const top = integer(c, 'top', 10, 0, 10_000);
     return c.json(await server.cache.memo(`degrees\n${top}`, (source) => degrees(source, { top }), links(c)));
@@ -365,9 +376,11 @@ export function buildRoutes(server: ServerContext): Hono {
   app.get('/api/hosts', async (c) => {
     const maxHosts = integer(c, 'maxHosts', 1000, 1, 100_000);
     const maxLinks = integer(c, 'maxLinks', 5000, 0, 1_000_000);
+    const level = choiceOption('level', query(c, 'level'), ['host', 'domain'] as const, 'host');
+    const reversed = flag(c, 'reversed');
     return c.json(
-      await server.cache.memo(`hosts\n${maxHosts}\n${maxLinks}`, async (_source, memo) =>
-        hostGraphView(await memo('host-graph', (s) => hostGraph(s.graph, s.path)), { maxHosts, maxLinks }),
+      await server.cache.memo(`hosts\n${level}\n${reversed}\n${maxHosts}\n${maxLinks}`, async (_source, memo) =>
+        hostGraphView(await memo(`site-graph\n${level}\n${reversed}`, (s) => siteGraph(s.graph, level, { source: s.path, reversedNames: reversed })), { maxHosts, maxLinks }),
       ),
     );
   });
@@ -377,7 +390,8 @@ export function buildRoutes(server: ServerContext): Hono {
     const body = await jsonBody(c);
     const options = asOptions(body, RANK_PARAMETERS) as RankOptions;
     if (options.save === undefined) options.save = true;
-    parseRankOptions(options); // 400 now rather than a failed job
+    // 400 now rather than a failed job.
+    if (parseRankOptions(options).methods.length > 1) throw new HttpError(400, 'bad-request', 'method: one ranking method per job (a ranks table of several is `wga rank --method A,B --out FILE`)', 'method');
     if (options.links !== undefined) linkFilterOption('links', options.links);
     const job = server.jobs.start(
       'rank',

@@ -347,7 +347,7 @@ describe('wga export of a crawl store', () => {
     const out = join(dir.path, 'hosts.tsv');
     const report = await exportGraph({ db, format: 'tsv', out, hosts: true, links: { kinds: ['anchor', 'redirect'], withoutRel: 0 } });
     assert.equal(report.pages, 3);
-    assert.equal(report.hosts!.selfLinksDropped, inside);
+    assert.equal(report.grouped!.selfLinksDropped, inside);
     const written = new Map(
       readFileSync(out, 'utf8').trim().split('\n').map((line) => {
         const [a, b, w] = line.split('\t');

@@ -69,10 +69,10 @@ describe('host graph', () => {
     const path = join(dir.path, 'numbers.tsv');
     writeFileSync(path, '1\t2\n2\t3\n');
     const { graph } = await loadGraph(path);
-    assert.throws(() => hostGraph(graph, path), (error: unknown) => error instanceof InputFormatError && error.message.startsWith(`${path}: --hosts needs URL labels`));
+    assert.throws(() => hostGraph(graph, path), (error: unknown) => error instanceof InputFormatError && error.message.startsWith(`${path}: --level host needs URL labels`));
     const cli = await runCli(['stats', path, '--hosts', '-q']);
     assert.equal(cli.code, 1);
-    assert.match(cli.stderr, /numbers\.tsv: --hosts needs URL labels, but page 0 is labelled '1'/);
+    assert.match(cli.stderr, /numbers\.tsv: --level host needs URL labels, but page 0 is labelled '1'/);
   });
 
   it('wga rank --hosts is the weighted PageRank igraph computes on the host graph it builds itself', async (t) => {

@@ -222,6 +222,27 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       const hostNodes = hosts['nodes'] as Array<{ host: string; pages: number }>;
       assert.equal(hostNodes.reduce((a, h) => a + h.pages, 0), 6012);
       assert.equal(hostNodes.find((h) => h.host === 'www.hollins.edu')?.pages, sites.find((s) => s.name === 'http://www.hollins.edu')?.pages);
+
+      // The pay-level-domain graph, as `wga rank --level domain` ranks it.
+      const domains = (await get('api/hosts?level=domain')).body;
+      assert.equal(domains['level'], 'domain');
+      const domainRank = await cli(['rank', '--level', 'domain', '--db', db, '--top', '1000', '--tolerance', '1e-10']);
+      assert.equal(domains['hosts'], domainRank['nodes']);
+      const domainNodes = domains['nodes'] as Array<{ host: string; pages: number; pagerank: number }>;
+      assert.ok(domainNodes.length < hostNodes.length, 'hosts of one domain merge');
+      assert.equal(domainNodes.reduce((a, d) => a + d.pages, 0), 6012);
+      const ranked = new Map((domainRank['top'] as Array<{ label: string; score: number }>).map((t) => [t.label, t.score]));
+      for (const d of domainNodes) assert.ok(Math.abs(d.pagerank - ranked.get(d.host)!) < 1e-9, d.host);
+      assert.ok(domainNodes.some((d) => d.host === 'hollins.edu'));
+
+      // The distances plot's data, as `wga distances --exact` computes it.
+      const exact = (await get('api/distances?exact=true')).body;
+      const exactCli = await cli(['distances', '--exact', '--db', db]);
+      assert.equal(exact['averageDistance'], exactCli['averageDistance']);
+      assert.deepEqual(exact['distribution'], exactCli['distribution']);
+      const estimated = (await get('api/distances?runs=3&log2m=6')).body;
+      assert.equal(estimated['runs'], 3);
+      assert.ok(Math.abs((estimated['averageDistance'] as number) - (exact['averageDistance'] as number)) / (exact['averageDistance'] as number) < 0.05);
     });
 
     it('refuses bad parameters with a 4xx JSON error naming the parameter', async () => {
@@ -237,6 +258,9 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         ['api/runs/999', 404, undefined],
         ['api/compare?a=1', 400, 'b'],
         ['api/levels', 400, 'root'],
+        ['api/hosts?level=galaxy', 400, 'level'],
+        ['api/distances?runs=99', 400, 'runs'],
+        ['api/distances?log2m=30', 400, 'log2m'],
         ['api/levels?root=nope', 404, 'root'],
         ['api/levels?root=x&maxLevel=-1', 400, 'maxLevel'],
         ['api/scc?root=nope', 404, 'root'],

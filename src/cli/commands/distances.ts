@@ -14,6 +14,7 @@ export function registerDistances(program: Command): void {
       .option('--exact', 'one breadth-first search per page instead of HyperBall (small graphs)')
       .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16 (default: up to 8, as memory allows)')
       .option('--seed <s>', 'HyperBall: seed of the hash functions (default: 1)')
+      .option('--runs <k>', 'HyperBall: independent runs (seeds seed, seed + 1, ...); 2 or more give jackknife standard errors, as HyperANF (default: 1)')
       .option('--threads <n>', 'HyperBall: threads (default: the cores, at most 8)')
       .option('--json', 'print one JSON document'),
   ).action(async (path: string | undefined, options: GraphInputOptions & DistancesOptions & { json?: boolean }) => {
@@ -24,12 +25,25 @@ export function registerDistances(program: Command): void {
         return;
       }
       const how = report.method === 'exact' ? 'exact' : `HyperBall, log2m ${report.log2m}, each count within about ${(100 * report.relativeStandardDeviation).toFixed(1)}%`;
-      print(`${count(report.nodes)} pages, ${count(report.edges)} links: ${how}; ${report.iterations} iterations, ${seconds(report.seconds)}`);
-      print(`average distance ${report.averageDistance.toFixed(3)}, effective diameter (90%) ${report.effectiveDiameter.toFixed(2)}, ${count(Math.round(report.connectedPairs))} connected pairs`);
+      print(`${count(report.nodes)} ${source.level === undefined || source.level === 'page' ? 'pages' : `${source.level}s`}, ${count(report.edges)} links: ${how}; ${report.iterations} iterations, ${seconds(report.seconds)}`);
+      const jack = report.jackknife;
+      if (jack === null) {
+        print(`average distance ${report.averageDistance.toFixed(3)}, effective diameter (90%) ${report.effectiveDiameter.toFixed(2)}, ${count(Math.round(report.connectedPairs))} connected pairs`);
+      } else {
+        const pm = (e: { estimate: number; standardError: number }, digits: number): string => `${e.estimate.toFixed(digits)} ± ${e.standardError.toFixed(digits)}`;
+        print(`${report.runs} runs, jackknife estimates ± standard error: average distance ${pm(jack.averageDistance, 3)}, effective diameter (90%) ${pm(jack.effectiveDiameter, 2)}, connected pairs ${pm(jack.connectedPairs, 0)}`);
+      }
       print();
-      const rows = [['distance', 'pairs within (N(t))', 'share at t']];
-      report.neighbourhood.forEach((pairs, t) => rows.push([String(t), count(Math.round(pairs)), t === 0 ? '-' : `${(100 * report.distribution[t - 1]!).toFixed(2)}%`]));
-      print(table(rows, [0, 1, 2]));
+      const rows = [['distance', 'pairs within (N(t))', ...(jack === null ? [] : ['± std. error']), 'share at t']];
+      report.neighbourhood.forEach((pairs, t) =>
+        rows.push([
+          String(t),
+          count(Math.round(pairs)),
+          ...(jack === null ? [] : [count(Math.round(jack.neighbourhoodError[t]!))]),
+          t === 0 ? '-' : `${(100 * report.distribution[t - 1]!).toFixed(2)}%`,
+        ]),
+      );
+      print(table(rows, jack === null ? [0, 1, 2] : [0, 1, 2, 3]));
     });
   });
 }

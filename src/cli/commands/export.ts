@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from '../../app/export.js';
 import { OptionError } from '../../errors.js';
 import { GRAPH_FORMATS } from '../../formats/load.js';
+import { GRAPH_LEVELS } from '../../graph/hosts.js';
 import { LINK_KINDS } from '../../store/store.js';
 import { linkFilterOption } from '../../app/values.js';
 import { loadFromOptions } from '../graph-input.js';
@@ -27,6 +28,8 @@ interface ExportOptions {
   json?: boolean;
   quiet?: boolean;
   hosts?: boolean;
+  level?: string;
+  reversedNames?: boolean;
 }
 
 export function registerExport(program: Command): void {
@@ -39,7 +42,9 @@ export function registerExport(program: Command): void {
     .option('--out <path>', 'output file (gexf, graphml, tsv), basename (bv) or directory (parquet)')
     .option('--scores <name...>', "score columns: a stored run's method or run:ID, a score file, or pagerank, scc, indegree, outdegree")
     .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')}, graph or all; -KIND or -nofollow, -ugc, -sponsored leave some out (default: all)`)
-    .option('--hosts', 'export the host graph: pages collapsed into their URL hosts, links weighted by page-link counts')
+    .option('--level <level>', 'export the page graph, the host graph (pages collapsed into their URL hosts) or the domain graph (into their pay-level domains), links weighted by page-link counts: page, host or domain (default: page, or the nodes of the file)')
+    .option('--reversed-names', "with --level host or domain: name them in Common Crawl's reversed notation (com.example.www)")
+    .option('--hosts', 'the same as --level host')
     .option('--gexf-version <v>', 'GEXF version: 1.3 or 1.2draft (for NetworkX) (default: 1.3)')
     .option('--window-size <w>', 'bv: how many previous lists a list may copy from (default: 7)')
     .option('--max-ref-count <r>', 'bv: longest chain of references (default: 3)')
@@ -79,6 +84,8 @@ export function registerExport(program: Command): void {
           ...(options.scores === undefined ? {} : { scores: options.scores }),
           ...(links === undefined ? {} : { links }),
           hosts: options.hosts === true,
+          ...(options.level === undefined ? {} : { level: choiceOption('--level', options.level, GRAPH_LEVELS, 'page') }),
+          ...(options.reversedNames === true ? { reversedNames: true } : {}),
           gexfVersion: choiceOption('--gexf-version', options.gexfVersion, ['1.3', '1.2draft'] as const, '1.3'),
           bv: {
             windowSize: integerOption('--window-size', options.windowSize, 7, 0),
@@ -99,7 +106,9 @@ export function registerExport(program: Command): void {
           ['attributes', report.attributes.join(', ')],
           ...report.files.map((f) => ['file', `${f.path} (${megabytes(f.bytes)})`]),
           ...(report.bitsPerLink === undefined ? [] : [['bits per link', report.bitsPerLink.toFixed(3)]]),
-          ...(report.hosts === undefined ? [] : [['host graph', `${count(report.hosts.pageLinks)} page links, ${count(report.hosts.selfLinksDropped)} inside one host dropped`]]),
+          ...(report.grouped === undefined
+            ? []
+            : [[`${report.grouped.level} graph`, `${count(report.grouped.pageLinks)} links read, ${count(report.grouped.selfLinksDropped)} inside one ${report.grouped.level} dropped`]]),
           ['time', seconds(report.seconds)],
         ]),
       );

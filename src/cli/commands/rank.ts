@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type AppContext } from '../../app/context.js';
-import { type RankJson, type RankOptions, RANK_METHODS, parseRankOptions, rank } from '../../app/rank.js';
+import { type RankJson, type RankOptions, type RankTableJson, RANK_METHODS, parseRankOptions, rank, rankTable } from '../../app/rank.js';
 import { MONTE_CARLO_DEFAULTS } from '../../analysis/montecarlo.js';
 import { OPIC_STRATEGIES } from '../../analysis/opic.js';
 import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS } from '../../analysis/traffic.js';
@@ -19,7 +19,7 @@ export function registerRank(program: Command): void {
       .command('rank')
       .description('rank every page (PageRank, Monte Carlo, restricted PageRank, OPIC, TrafficRank, HOTness) and show the best')
       .argument('[graph]', 'graph file (or --db)')
-      .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}`, 'pagerank')
+      .option('--method <method>', `ranking method: ${RANK_METHODS.join(', ')}; several, comma-separated, give a ranks table with --out (default: pagerank)`)
       .option('--solver <solver>', `PageRank solver: ${PAGERANK_SOLVERS.join(', ')} (default: auto, the fastest that applies)`)
       .option('--damping <c>', `probability of following a link (default: ${PAGERANK_DEFAULTS.damping})`)
       .option('--tolerance <eps>', `stop when ||pi G - pi||_1 is at most eps (default: ${PAGERANK_DEFAULTS.tolerance})`)
@@ -42,7 +42,7 @@ export function registerRank(program: Command): void {
       .option('--mode <degree>', 'coreness: the degree counted, all (in + out: the graph taken as undirected), in or out (default: all)')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
-      .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json)')
+      .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json); with several methods, their ranks table (position and value per method, then the name)')
       .option('--json', 'print one JSON document'),
   )).action(async (path: string | undefined, options: RankOptions & GraphInputOptions) => {
     const request = parseRankOptions(options);
@@ -50,6 +50,22 @@ export function registerRank(program: Command): void {
     await withGraph(path, options, async (loaded) => {
       const progress = new Progress(options.quiet !== true);
       const context: AppContext = { onProgress: (event) => progress.update(() => event.message) };
+      if (request.methods.length > 1) {
+        let table: RankTableJson;
+        try {
+          table = await rankTable(loaded, request, context);
+        } finally {
+          progress.done();
+        }
+        if (options.json === true) printJson(table);
+        else printRankTable(table);
+        const failed = table.methods.filter((m) => !m.converged);
+        for (const m of failed) {
+          process.stderr.write(`wga: ${m.method} did not converge: residual ${m.residual.toExponential(3)} after ${m.iterations} iterations; raise --max-iterations\n`);
+        }
+        if (failed.length > 0) process.exitCode = ExitCode.notConverged;
+        return;
+      }
       let json: RankJson;
       try {
         json = await rank(loaded, request, context);
@@ -57,7 +73,7 @@ export function registerRank(program: Command): void {
         progress.done();
       }
       if (options.json === true) printJson(json);
-      else printRank(json);
+      else printRank(json, loaded.level ?? 'page');
       if (!json.converged) {
         process.stderr.write(
           `wga: ${request.method} did not converge: residual ${json.residual.toExponential(3)} after ` +
@@ -69,10 +85,29 @@ export function registerRank(program: Command): void {
   });
 }
 
-function printRank(report: RankJson): void {
+/** Several methods: each one's summary line, then the best nodes by the first with every method's position. */
+function printRankTable(report: RankTableJson): void {
+  for (const m of report.methods) printRank({ ...m, top: [], out: null, run: null }, report.level);
+  if (report.top.length > 0) {
+    print();
+    const header = ['rank', ...report.methods.flatMap((m, i) => (i === 0 ? [m.method] : [`${m.method} rank`, m.method])), report.level];
+    const rows = report.top.map((t) => [
+      String(t.positions[0]),
+      ...t.values.flatMap((value, i) => (i === 0 ? [score(value)] : [t.positions[i] === 0 ? '-' : String(t.positions[i]), score(value)])),
+      safeLabel(t.label),
+    ]);
+    print(table([header, ...rows], [0, ...report.methods.slice(1).map((_, i) => 2 + 2 * i)]));
+  }
+  if (report.out !== null) print(`\nranks table of all ${count(report.nodes)} ${report.level === 'page' ? 'pages' : `${report.level}s`} written to ${report.out}`);
+  const saved = report.methods.filter((m) => m.run !== null);
+  if (saved.length > 0) print(`\nsaved as ${saved.map((m) => `run ${m.run} (${m.method})`).join(', ')}`);
+}
+
+function printRank(report: RankJson, level = 'page'): void {
+  const unit = level === 'page' ? 'pages' : `${level}s`;
   const scope =
     report.restricted === null
-      ? `${count(report.nodes)} pages`
+      ? `${count(report.nodes)} ${unit}`
       : `the ${count(report.restricted.nodes)} pages within ${report.restricted.maxLevel} clicks of ${report.restricted.roots.map((r) => safeLabel(r)).join(', ')} (of ${count(report.nodes)})`;
   const how =
     report.traffic !== null
@@ -95,7 +130,7 @@ function printRank(report: RankJson): void {
   if (report.top.length > 0) {
     print();
     const montecarlo = report.montecarlo !== null;
-    const header = montecarlo ? ['rank', 'score', '± std', 'page'] : ['rank', 'score', 'page'];
+    const header = montecarlo ? ['rank', 'score', '± std', level] : ['rank', 'score', level];
     const rows = report.top.map((t) =>
       montecarlo
         ? [String(t.rank), score(t.score), `${(100 * (t.relativeError ?? Number.NaN)).toFixed(1)}%`, safeLabel(t.label)]

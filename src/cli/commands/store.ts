@@ -12,13 +12,14 @@ import type { ImportWarcOptions } from '../../app/import-warc.js';
 import { collect } from '../../app/crawl.js';
 import { refuseWhileCrawling } from '../../app/crawl-guard.js';
 import { withStore as withAppStore } from '../../app/graph-source.js';
-import { deleteRun, listRuns, pageDetail, pagesByStatus, runScoresTsv, search, topPages } from '../../app/pages.js';
+import { deleteRun, listRuns, pageDetail, pagesByStatus, runScoresTsv, search, topPages, topSites } from '../../app/pages.js';
 import { OptionError } from '../../errors.js';
+import { GRAPH_LEVELS } from '../../graph/hosts.js';
 import type { PageRecord, Store } from '../../store/store.js';
 import { type GraphInputOptions, addGraphFileOptions, progressContext } from '../graph-input.js';
 import { liveTop } from '../../app/live-rank.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
-import { integerOption } from '../values.js';
+import { choiceOption, integerOption } from '../values.js';
 
 interface StoreOptions {
   db?: string;
@@ -199,10 +200,28 @@ export function registerStoreCommands(program: Command): void {
     .option('--score <method>', 'the method of the run (pagerank, montecarlo, opic, traffic, hotness, ...; live: the live PageRank of a crawl)', 'pagerank')
     .option('--run <id>', 'a run id instead of the latest run of --score')
     .option('--top <k>', 'how many pages (default: 10)')
+    .option('--level <level>', "page, host or domain: the best hosts or pay-level domains, by their pages' scores added (PageRank, OPIC, TrafficRank: the site's share) or their best page's (default: page)")
+    .option('--reversed-names', "with --level host or domain: name them in Common Crawl's reversed notation (com.example.www)")
     .option('--json', 'print one JSON document')
-    .action(async (options: StoreOptions & { score: string; run?: string; top?: string }) => {
+    .action(async (options: StoreOptions & { score: string; run?: string; top?: string; level?: string; reversedNames?: boolean }) => {
       const k = integerOption('--top', options.top, 10, 1);
+      const level = choiceOption('--level', options.level, GRAPH_LEVELS, 'page');
+      if (options.reversedNames === true && level === 'page') throw new OptionError('--reversed-names', 'names hosts and domains: it needs --level host or domain');
       await withStore(options, async (store) => {
+        if (level !== 'page') {
+          if (options.score === 'live' && options.run === undefined) throw new OptionError('--level', "ranks sites by a stored run; the live ranking is of pages (save a run with wga rank --save)");
+          const run = options.run === undefined ? undefined : integerOption('--run', options.run, 0, 1);
+          const sites = await topSites(store, { method: options.score, run, k, level, reversedNames: options.reversedNames === true });
+          if (options.json === true) {
+            printJson(sites);
+            return;
+          }
+          const how = sites.aggregate === 'sum' ? "its pages' scores added" : "its best page's score";
+          print(`run ${sites.run.id}: ${sites.run.method} of ${count(sites.run.pages)} pages; ${count(sites.sites)} ${level}s, each scored by ${how}`);
+          print();
+          print(table([['rank', 'score', 'pages', level, 'best page'], ...sites.top.map((t) => [String(t.rank), score(t.score), count(t.pages), safeLabel(t.name), safeLabel(t.bestPage)])], [0, 2]));
+          return;
+        }
         // OPIC while (or after) crawling: the estimates straight from the pages' cash and history,
         // current to the last checkpoint, so that another shell sees the live ranking.
         if (options.score === 'live' && options.run === undefined) {

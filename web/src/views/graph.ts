@@ -19,7 +19,7 @@ const PARTS: Array<[string, string]> = [
   ['overview', 'Overview'],
   ['tree', 'Crawl tree'],
   ['directories', 'Directories'],
-  ['hosts', 'Hosts'],
+  ['hosts', 'Hosts and domains'],
 ];
 
 const openPage = (url: string): void => navigate(`/page?${new URLSearchParams({ url }).toString()}`);
@@ -57,6 +57,7 @@ function overview(body: HTMLElement): () => void {
   const sizeBox = h('div', { 'data-graph-size': '' }, h('p', { class: 'muted' }, 'Loading…'));
   const bowBox = h('div');
   const levelsBox = h('div');
+  const distancesBox = h('div', undefined, h('p', { class: 'muted' }, 'Estimating with HyperBall…'));
   const degreeIn = h('div');
   const degreeOut = h('div');
   const degreeTop = h('div');
@@ -71,7 +72,12 @@ function overview(body: HTMLElement): () => void {
       h('div', { class: 'panel' }, h('h2', undefined, 'Size'), sizeBox),
       h('div', { class: 'panel' }, h('h2', undefined, 'Bow-tie'), bowBox),
     ),
-    h('div', { class: 'panel' }, h('h2', undefined, 'Levels from roots'), h('div', { class: 'row' }, rootsInput, levelsButton), levelsBox),
+    h(
+      'div',
+      { class: 'grid' },
+      h('div', { class: 'panel' }, h('h2', undefined, 'Levels from roots'), h('div', { class: 'row' }, rootsInput, levelsButton), levelsBox),
+      h('div', { class: 'panel', 'data-distances': '' }, h('h2', undefined, 'Distances between pages'), distancesBox),
+    ),
     h(
       'div',
       { class: 'grid' },
@@ -126,6 +132,29 @@ function overview(body: HTMLElement): () => void {
   };
   levelsButton.addEventListener('click', () => void levels());
   void levels();
+  // The distance distribution of every pair of pages (wga distances): HyperBall's estimate, exact on small graphs.
+  void api
+    .get<Distances>('/api/distances', { runs: 4 })
+    .then((d) => {
+      replace(distancesBox);
+      if (d.distribution.length === 0) {
+        distancesBox.appendChild(h('p', { class: 'muted' }, 'No page reaches another.'));
+        return;
+      }
+      barChart(distancesBox, d.distribution.map((_, t) => String(t + 1)), d.distribution.map((x) => Math.round(1000 * x) / 10), 'clicks from page to page (% of connected pairs)');
+      const jack = d.jackknife;
+      const average = jack === null ? d.averageDistance.toFixed(2) : `${jack.averageDistance.estimate.toFixed(2)} ± ${jack.averageDistance.standardError.toFixed(2)}`;
+      const diameter = jack === null ? d.effectiveDiameter.toFixed(2) : `${jack.effectiveDiameter.estimate.toFixed(2)} ± ${jack.effectiveDiameter.standardError.toFixed(2)}`;
+      distancesBox.appendChild(
+        h(
+          'p',
+          { class: 'muted' },
+          `Average distance ${average} clicks; 90% of the ${formatCount(Math.round(d.connectedPairs))} connected pairs are within ${diameter} (effective diameter). ` +
+            (d.method === 'exact' ? 'Exact.' : `HyperBall, ${d.runs} runs of 2^${d.log2m} registers per page (± one standard error, jackknife).`),
+        ),
+      );
+    })
+    .catch(failure(distancesBox));
   void api
     .get<DegreesResult>('/api/degrees', { top: 10 })
     .then((d) => {
@@ -223,17 +252,40 @@ function directories(body: HTMLElement): void {
     .catch(failure(box));
 }
 
-interface HostGraph {
-  nodes: Array<{ host: string; pages: number }>;
-  links: Array<{ source: number; target: number; links: number }>;
+interface Distances {
+  method: 'exact' | 'hyperball';
+  log2m: number | null;
+  runs: number;
+  distribution: number[];
+  averageDistance: number;
+  effectiveDiameter: number;
+  connectedPairs: number;
+  jackknife: { averageDistance: { estimate: number; standardError: number }; effectiveDiameter: { estimate: number; standardError: number } } | null;
 }
 
+interface HostGraph {
+  level: 'host' | 'domain';
+  nodes: Array<{ host: string; pages: number; pagerank: number }>;
+  links: Array<{ source: number; target: number; links: number }>;
+  hosts: number;
+  hostLinks: number;
+  selfLinksDropped: number;
+}
+
+/** The host graph or the pay-level-domain graph (`wga rank --level host|domain`): sites with their pages and weighted PageRank, and the links between them. */
 function hosts(body: HTMLElement): void {
   const box = h('div', { 'data-hosts': '' }, h('p', { class: 'muted' }, 'Loading…'));
-  body.append(h('div', { class: 'panel' }, h('h2', undefined, 'Host graph'), box));
-  void api
-    .get<HostGraph>('/api/hosts')
+  const levelSelect = h('select', { 'aria-label': 'level', 'data-level': '' }, h('option', { value: 'host' }, 'Hosts'), h('option', { value: 'domain' }, 'Pay-level domains'));
+  const title = h('h2', undefined, 'Host graph');
+  body.append(h('div', { class: 'panel' }, title, h('div', { class: 'row' }, levelSelect), box));
+  const load = (): void => {
+    const level = levelSelect.value === 'domain' ? 'domain' : 'host';
+    title.textContent = level === 'domain' ? 'Domain graph' : 'Host graph';
+    replace(box, h('p', { class: 'muted' }, 'Loading…'));
+    void api
+    .get<HostGraph>('/api/hosts', { level })
     .then((g) => {
+      const unit = g.level === 'domain' ? 'domain' : 'host';
       const rows = g.links
         .slice()
         .sort((a, b) => b.links - a.links)
@@ -241,13 +293,21 @@ function hosts(body: HTMLElement): void {
         .map((l) => [g.nodes[l.source]?.host ?? '?', g.nodes[l.target]?.host ?? '?', formatCount(l.links)]);
       replace(
         box,
-        table(['host', 'pages'], g.nodes.slice().sort((a, b) => b.pages - a.pages).slice(0, 200).map((n) => [n.host, formatCount(n.pages)]), [1]),
-        h('h3', undefined, 'Links between hosts'),
-        rows.length === 0 ? h('p', { class: 'muted' }, 'No links between different hosts.') : table(['from', 'to', 'links'], rows, [2]),
+        h('p', { class: 'muted' }, `${formatCount(g.hosts)} ${unit}s, ${formatCount(g.hostLinks)} links between them (weighted by page links); ${formatCount(g.selfLinksDropped)} page links stay inside one ${unit}. PageRank weighted by page-link counts, as wga rank --level ${unit} ranks them.`),
+        table(
+          [unit, 'pages', 'PageRank'],
+          g.nodes.slice().sort((a, b) => b.pagerank - a.pagerank).slice(0, 200).map((n) => [n.host, formatCount(n.pages), formatScore(n.pagerank)]),
+          [1, 2],
+        ),
+        h('h3', undefined, `Links between ${unit}s`),
+        rows.length === 0 ? h('p', { class: 'muted' }, `No links between different ${unit}s.`) : table(['from', 'to', 'links'], rows, [2]),
       );
     })
     .catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) replace(box, notice('info', 'This server does not offer the host graph yet.'));
       else failure(box)(error);
     });
+  };
+  levelSelect.addEventListener('change', load);
+  load();
 }
