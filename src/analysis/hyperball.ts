@@ -63,9 +63,9 @@ export function hyperBallLog2m(n: number, memoryBytes = 4 * 1024 ** 3): number {
   return log2m;
 }
 
-/** A 32-bit mix of x (murmur3's finaliser over x and a seed). */
-function mix32(x: number, seed: number): number {
-  let h = Math.imul(x ^ seed, 0x9e3779b1);
+/** murmur3's 32-bit finaliser: every input bit flips each output bit with probability about 1/2. */
+function fmix32(x: number): number {
+  let h = x;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -89,9 +89,14 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   const threads = Math.max(1, Math.min(options.threads ?? 1, n === 0 ? 1 : n));
   const m = 2 ** log2m;
   const words = m / 4;
-  // The seed spread over all 32 bits first: XOR with a small seed would only permute the ids
-  // 0..n-1 among themselves, so every run would hash the whole graph to the same registers.
-  const seed = mix32(options.seed ?? 1, 0x27d4eb2f);
+  // Two hash functions of the page id, one for the register and one for the run of zeros, each a
+  // multiply and a finaliser with its own salt drawn from the seed. (A first version XORed a small
+  // seed into the id: that only permutes the ids 0..n-1 among themselves, so every seed hashed the
+  // graph alike, and register and zeros came from related hashes: over 200 seeds a counter of 10^5
+  // pages erred by 1.16 times the stated deviation; these two give 1.04.)
+  const seed = options.seed ?? 1;
+  const salt1 = fmix32(Math.imul(seed, 0x9e3779b1) ^ 0x632be5ab);
+  const salt2 = fmix32(Math.imul(seed + 0x7f4a7c15, 0x85ebca77) ^ 0x1b873593);
   // Shared with the worker threads: the counters of two iterations, which changed, and the per-page sums.
   const registers = [new Uint32Array(new SharedArrayBuffer(n * m)), new Uint32Array(new SharedArrayBuffer(n * m))] as const;
   const changed = [new Uint8Array(new SharedArrayBuffer(n)), new Uint8Array(new SharedArrayBuffer(n))] as const;
@@ -101,8 +106,8 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   // Every page's counter holds the page itself.
   const bytes = new Uint8Array(registers[0].buffer);
   for (let x = 0; x < n; x++) {
-    const register = mix32(x, seed) & (m - 1);
-    const rho = Math.clz32(mix32(x, seed ^ 0x5bd1e995)) + 1;
+    const register = fmix32(Math.imul(x ^ salt1, 0x9e3779b1) + salt2) >>> (32 - log2m);
+    const rho = Math.clz32(fmix32(Math.imul(x ^ salt2, 0xcc9e2d51) + salt1)) + 1;
     bytes[x * m + register] = rho;
   }
   changed[0].fill(1);
