@@ -10,6 +10,11 @@ export function print(text = ''): void {
 }
 
 /** 3128710 -> "3,128,710". */
+/** What a graph's nodes are called in a report: pages, or hosts and domains at those levels (--level). */
+export function nodeUnit(level: string | undefined): string {
+  return level === 'host' ? 'hosts' : level === 'domain' ? 'domains' : 'pages';
+}
+
 export function count(n: number): string {
   return n.toLocaleString('en-US');
 }

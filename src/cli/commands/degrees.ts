@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { DegreeDistribution } from '../../analysis/degrees.js';
 import { type DegreesJson, degrees } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
-import { count, percent, print, printJson, safeLabel, table } from '../output.js';
+import { count, nodeUnit, percent, print, printJson, safeLabel, table } from '../output.js';
 import { integerOption } from '../values.js';
 
 export type { DegreesJson } from '../../app/structure.js';
@@ -36,25 +36,25 @@ export function registerDegrees(program: Command): void {
       .option('--json', 'print one JSON document (with the full distributions)'),
   ).action(async (path: string | undefined, options: DegreesOptions) => {
     const k = integerOption('--top', options.top, 10, 0);
-    await withGraph(path, options, async (source) => show(degrees(source, { top: k }), k, options));
+    await withGraph(path, options, async (source) => show(degrees(source, { top: k }), k, options, nodeUnit(source.level)));
   });
 }
 
-function show(report: DegreesJson, k: number, options: DegreesOptions): void {
+function show(report: DegreesJson, k: number, options: DegreesOptions, unit = 'pages'): void {
   if (options.json === true) {
     printJson(report);
     return;
   }
   const n = report.nodes;
   print(
-    `${count(n)} pages, ${count(report.edges)} links, mean degree ${report.meanDegree.toFixed(2)}; ` +
+    `${count(n)} ${unit}, ${count(report.edges)} links, mean degree ${report.meanDegree.toFixed(2)}; ` +
       `${count(report.danglingNodes)} dangling (${percent(report.danglingNodes, n)}), ` +
       `${count(report.unreferencedNodes)} with no in-link (${percent(report.unreferencedNodes, n)})`,
   );
   print();
   const inBins = logBins(report.inDistribution);
   const outBins = logBins(report.outDistribution);
-  const rows = [['degree', 'pages (in)', 'pages (out)']];
+  const rows = [['degree', `${unit} (in)`, `${unit} (out)`]];
   for (let i = 0; i < Math.max(inBins.length, outBins.length); i++) {
     rows.push([inBins[i]?.[0] ?? outBins[i]![0], count(inBins[i]?.[1] ?? 0), count(outBins[i]?.[1] ?? 0)]);
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { levels } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
-import { count, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
+import { count, nodeUnit, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption } from '../values.js';
 
 export type { LevelsJson } from '../../app/structure.js';
@@ -33,7 +33,7 @@ export function registerLevels(program: Command): void {
       const n = loaded.graph.nodeCount;
       print(`roots: ${report.roots.map((r) => safeLabel(r)).join(', ')}`);
       print(
-        `reached ${count(report.reached)} of ${count(n)} pages (${percent(report.reached, n)}); ` +
+        `reached ${count(report.reached)} of ${count(n)} ${nodeUnit(loaded.level)} (${percent(report.reached, n)}); ` +
           `${count(report.unreachable)} unreachable; load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`,
       );
       print();

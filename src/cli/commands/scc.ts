@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BOW_TIE_PARTS } from '../../analysis/bowtie.js';
 import { scc } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
-import { count, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
+import { count, nodeUnit, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
 
 export type { SccJson } from '../../app/structure.js';
@@ -30,16 +30,16 @@ export function registerScc(program: Command): void {
         return;
       }
       const rows = [
-        ['pages', count(report.nodes)],
+        [nodeUnit(loaded.level), count(report.nodes)],
         ['components', count(report.count)],
-        ['giant SCC', `${count(report.largest)} pages (${percent(report.largest, report.nodes)})`],
+        ['giant SCC', `${count(report.largest)} ${nodeUnit(loaded.level)} (${percent(report.largest, report.nodes)})`],
         ['largest sizes', report.largestSizes.map(count).join(', ')],
         ['singletons', count(report.sizeDistribution.find(([size]) => size === 1)?.[1] ?? 0)],
       ];
       if (report.root !== null) {
         rows.push([
           'root',
-          `${safeLabel(report.root.label)}: component of ${count(report.root.size)} pages` +
+          `${safeLabel(report.root.label)}: component of ${count(report.root.size)} ${nodeUnit(loaded.level)}` +
             (report.root.inLargest ? ' (the giant SCC)' : ''),
         ]);
       }

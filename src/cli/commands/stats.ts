@@ -4,21 +4,21 @@ import { type StatsJson, stats } from '../../app/stats.js';
 import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
-import { count, megabytes, percent, print, printJson, seconds, table } from '../output.js';
+import { count, megabytes, nodeUnit, percent, print, printJson, seconds, table } from '../output.js';
 
-export function printStats(stats: StatsJson): void {
+export function printStats(stats: StatsJson, unit = 'pages'): void {
   const n = stats.nodes;
   print(
     table([
       ['graph', `${stats.file} (${stats.format})`],
-      ['pages', count(n)],
+      [unit, count(n)],
       [
         'links',
         `${count(stats.edges)} (dropped ${count(stats.selfLoopsDropped)} self-links, merged ${count(stats.duplicatesDropped)} duplicates)`,
       ],
-      ['dangling pages', `${count(stats.danglingNodes)} (${percent(stats.danglingNodes, n)}) with no out-link`],
+      [`dangling ${unit}`, `${count(stats.danglingNodes)} (${percent(stats.danglingNodes, n)}) with no out-link`],
       ['unreferenced', `${count(stats.unreferencedNodes)} (${percent(stats.unreferencedNodes, n)}) with no in-link`],
-      ['SCCs', `${count(stats.scc.count)}; the giant one has ${count(stats.scc.largest)} pages (${percent(stats.scc.largest, n)})`],
+      ['SCCs', `${count(stats.scc.count)}; the giant one has ${count(stats.scc.largest)} ${unit} (${percent(stats.scc.largest, n)})`],
       ['degree', `mean ${stats.meanDegree.toFixed(2)}, max in ${count(stats.maxInDegree)}, max out ${count(stats.maxOutDegree)}`],
       ...(stats.fetched === undefined
         ? []
@@ -43,7 +43,7 @@ export function registerStats(program: Command): void {
       const instances = source.store !== null && options.db !== undefined ? await sharedCrawlInstances(options.db) : [];
       if (options.json === true) printJson(instances.length > 0 ? { ...result, instances } : result);
       else {
-        printStats(result);
+        printStats(result, nodeUnit(source.level));
         if (instances.length > 0) await printShares(options.db!, '\nInstances of the shared crawl');
       }
     });
