@@ -15,6 +15,9 @@ export { type GraphLevel, GRAPH_LEVELS, type HostGraph, domainOfHost, groupNodes
 export { findCommonCrawlFiles, readCommonCrawl } from './formats/commoncrawl.js';
 export { rankPositions as ranksTablePositions, writeRanksTable } from './formats/ranks-table.js';
 export { jackknife } from './analysis/jackknife.js';
+export { type CompactInLists, compactBytes, compactFromGraph, encodeInLists, inListOf } from './graph/compact.js';
+export { compactPageRank } from './analysis/pagerank-compact.js';
+export { FrontCodedLabels, FrontCodedLabelsBuilder } from './graph/front-coded-labels.js';
 export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
 export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';
 export { ADJACENCY_MAGIC, AdjacencyWriter, readAdjacencyFile } from './formats/adjacency-binary.js';

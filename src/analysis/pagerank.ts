@@ -371,7 +371,7 @@ function distribution(vector: Float64Array | null | undefined, n: number, name: 
   return result;
 }
 
-function normalise(x: Float64Array): void {
+export function normalise(x: Float64Array): void {
   let total = 0;
   for (let i = 0; i < x.length; i++) total += x[i]!;
   if (total > 0) for (let i = 0; i < x.length; i++) x[i]! /= total;

@@ -13,6 +13,9 @@ import { restrictedPageRank } from '../analysis/restricted.js';
 import { topK } from '../analysis/top.js';
 import { OptionError } from '../errors.js';
 import { writeScores } from '../formats/scores.js';
+import { compactPageRank } from '../analysis/pagerank-compact.js';
+import { outShares } from '../analysis/pagerank-power.js';
+import { compactBytes, compactFromGraph } from '../graph/compact.js';
 import { type RankColumn, rankPositions, writeRanksTable } from '../formats/ranks-table.js';
 import type { GraphLevel } from '../graph/hosts.js';
 import type { Graph } from '../graph/graph.js';
@@ -66,6 +69,8 @@ export interface RankOptions {
   exact?: boolean;
   /** HyperBall: log2 of the registers per counter (4-16; default: the most, up to 8, that fit 4 GB). */
   log2m?: string;
+  /** PageRank by power iteration on the compact graph. */
+  compact?: boolean;
 }
 
 export interface RankedPage {
@@ -107,6 +112,8 @@ export interface RankJson {
     focusShare: number;
     discoveryShare: number;
   } | null;
+  /** With --compact: the bytes of the compact in-lists, in all and per link. */
+  compact?: { bytes: number; bytesPerLink: number };
   /** TrafficRank and HOTness: alpha, the achieved entropy and link totals, the totals' multipliers, else null. */
   traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number } | null;
   top: RankedPage[];
@@ -166,6 +173,8 @@ export interface RankRequest {
   exact: boolean;
   /** null: chosen to fit memory. */
   log2m: number | null;
+  /** PageRank on the compact graph (gap-encoded in-lists). */
+  compact: boolean;
 }
 
 /** Checks a ranking's options; an OptionError names the option at fault. */
@@ -213,7 +222,13 @@ export function parseRankOptions(options: RankOptions): RankRequest {
   if (options.exact === true && !geometric) throw new OptionError('--exact', 'is an option of --method harmonic, closeness and lin');
   if (options.log2m !== undefined && (!geometric || options.exact === true)) throw new OptionError('--log2m', 'is an option of HyperBall: --method harmonic, closeness or lin without --exact');
   const log2m = options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 8, 4, 16);
+  if (options.compact === true) {
+    if (methods.some((m) => m !== 'pagerank')) throw new OptionError('--compact', 'is an option of --method pagerank (power iteration on the compact graph)');
+    if (options.root !== undefined || options.teleport !== undefined) throw new OptionError('--compact', 'ranks by Google\'s PageRank: it does not take --root or --teleport');
+    if (solver !== 'auto' && solver !== 'power') throw new OptionError('--compact', `runs power iteration: it does not take --solver ${solver}`);
+  }
   return {
+    compact: options.compact === true,
     exact: options.exact === true,
     log2m,
     hubs: options.hubs === true,
@@ -615,6 +630,29 @@ function computeRanking(
           edges: restricted.edges,
         },
         top: topEntries(labels, rank.scores, request.k),
+      },
+    };
+  }
+  if (request.compact) {
+    // The in-lists gap-encoded (src/graph/compact.ts), decoded inside the gather: the plain power iteration's vector.
+    if (graph.weighted) throw new OptionError('--compact', 'a compact graph has no link weights: rank a weighted graph (a host or domain graph, --weighted) without --compact');
+    const lists = compactFromGraph(graph);
+    const { damping, tolerance, maxIterations, threads, onIteration } = pagerankOptions;
+    const rank = compactPageRank(lists, outShares(graph), { damping, tolerance, maxIterations, threads, onIteration });
+    return {
+      scores: rank.scores,
+      labels: graph.labels,
+      pages: null,
+      json: {
+        ...base,
+        solver: 'power (compact)',
+        tolerance: request.tolerance,
+        iterations: rank.iterations,
+        equivalentIterations: rank.iterations,
+        residual: rank.residual,
+        converged: rank.converged,
+        compact: { bytes: compactBytes(lists), bytesPerLink: graph.edgeCount === 0 ? 0 : compactBytes(lists) / graph.edgeCount },
+        top: topEntries(graph.labels, rank.scores, request.k),
       },
     };
   }

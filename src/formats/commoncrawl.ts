@@ -18,6 +18,7 @@ import { type BuildOptions, type BuiltGraph, buildFromEdges } from '../graph/bui
 import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { GraphLevel } from '../graph/hosts.js';
 import { TextLabels } from '../graph/labels.js';
+import { FrontCodedLabelsBuilder } from '../graph/front-coded-labels.js';
 import { LineSplitter, type StreamProgress, fileExists, fileSize, streamFile } from './file-stream.js';
 
 export interface CommonCrawlFiles {
@@ -95,8 +96,11 @@ export async function readCommonCrawl(path: string, options: CommonCrawlOptions 
   let doneBytes = 0;
   const progress = (edges: number) => (p: StreamProgress): void => options.onProgress?.({ bytesRead: doneBytes + p.bytesRead, totalBytes, edges });
 
-  // Vertices: names[id] = reversed name; ids must cover 0..n-1, each once.
-  const names: string[] = [];
+  // Vertices: ids must cover 0..n-1, each once. In Common Crawl's files they come in order: the names
+  // go straight into front-coded labels (a few bytes each, outside the JavaScript heap); ids out of
+  // order fall back to an array of strings.
+  const builder = new FrontCodedLabelsBuilder();
+  const fallback: { names: string[] | null } = { names: null };
   let counts: number[] | null = null;
   let columns = 0;
   for (const file of files.vertices) {
@@ -116,8 +120,18 @@ export async function readCommonCrawl(path: string, options: CommonCrawlOptions 
       } else if (columns !== lineColumns) {
         throw new InputFormatError(file, line, `expected ${columns} columns, as the first vertex line has`);
       }
-      if (names[id] !== undefined) throw new InputFormatError(file, line, `vertex ${id} is given twice`);
-      names[id] = buffer.toString('utf8', tab + 1, nameEnd);
+      const name = buffer.toString('utf8', tab + 1, nameEnd);
+      if (fallback.names === null && id === builder.size) builder.add(name);
+      else {
+        if (fallback.names === null) {
+          if (id < builder.size) throw new InputFormatError(file, line, `vertex ${id} is given twice`);
+          const sofar = builder.finish();
+          fallback.names = Array.from({ length: sofar.size }, (_, i) => sofar.label(i));
+        }
+        const names = fallback.names;
+        if (names[id] !== undefined) throw new InputFormatError(file, line, `vertex ${id} is given twice`);
+        names[id] = name;
+      }
       if (counts !== null) {
         const hosts = parseId(buffer, nameEnd + 1, end);
         if (hosts < 0) throw new InputFormatError(file, line, 'the third column (hosts of the domain) is no non-negative integer');
@@ -128,9 +142,12 @@ export async function readCommonCrawl(path: string, options: CommonCrawlOptions 
     splitter.end();
     doneBytes += await fileSize(file);
   }
-  const n = names.length;
-  for (let id = 0; id < n; id++) {
-    if (names[id] === undefined) throw new InputFormatError(files.vertices[0]!, undefined, `vertex ids must run from 0 to ${n - 1}, but ${id} is missing`);
+  const names = fallback.names;
+  const n = names === null ? builder.size : names.length;
+  if (names !== null) {
+    for (let id = 0; id < n; id++) {
+      if (names[id] === undefined) throw new InputFormatError(files.vertices[0]!, undefined, `vertex ids must run from 0 to ${n - 1}, but ${id} is missing`);
+    }
   }
 
   const edges = new EdgeBuffer(false);
@@ -150,7 +167,7 @@ export async function readCommonCrawl(path: string, options: CommonCrawlOptions 
     splitter.end();
     doneBytes += await fileSize(file);
   }
-  const built = buildFromEdges(n, edges, new TextLabels(names), options);
+  const built = buildFromEdges(n, edges, names === null ? builder.finish() : new TextLabels(names), options);
   const hostCounts = counts === null ? null : Int32Array.from(counts as number[]);
   return { ...built, level: hostCounts === null ? 'host' : 'domain', hostCounts, files };
 }

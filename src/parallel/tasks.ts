@@ -5,6 +5,7 @@
  */
 import { simulateWalks } from '../analysis/montecarlo.js';
 import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.js';
+import { compactPowerThread } from '../analysis/pagerank-compact.js';
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
@@ -35,6 +36,7 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'pagerank-component-sweeps': sweepLargeComponent,
   'pagerank-google-step': googleStepThread,
   'pagerank-power': powerIterationThread,
+  'pagerank-compact': compactPowerThread as ParallelKernel,
   'gather-bound': gatherThread,
   'montecarlo-walks': simulateWalks,
   'scc-pivot-reach': pivotReachThread,

@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { FileNotFoundError, InputFormatError } from '../../src/errors.js';
 import { loadGraph } from '../../src/formats/load.js';
+import { FrontCodedLabels } from '../../src/graph/front-coded-labels.js';
 import { Random } from '../../src/util/random.js';
 import { runCli } from '../crawl/crawl-fixtures.js';
 import { oraclesRequired, temporaryDirectory } from '../helpers.js';
@@ -56,6 +57,9 @@ describe('Common Crawl graph files', () => {
     const { graph } = loaded;
     assert.equal(graph.nodeCount, names.length);
     for (let v = 0; v < graph.nodeCount; v++) assert.equal(graph.labels.label(v), names[v]);
+    // Vertices in id order, as Common Crawl writes them: their names front-coded, outside the heap.
+    assert.ok(graph.labels instanceof FrontCodedLabels);
+    assert.equal(graph.labels.id(names[123]!), 123);
     const pairs = (g: typeof graph): Set<string> => {
       const set = new Set<string>();
       for (let v = 0; v < g.nodeCount; v++) for (const w of g.successors(v)) set.add(`${g.labels.label(v)} ${g.labels.label(w)}`);

@@ -40,6 +40,7 @@ export function registerRank(program: Command): void {
       .option('--exact', 'harmonic, closeness, lin: exact, one breadth-first search per page (default: HyperBall\'s estimate)')
       .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16; error about 1.04 / 2^(k/2) (default: up to 8, as memory allows)')
       .option('--mode <degree>', 'coreness: the degree counted, all (in + out: the graph taken as undirected), in or out (default: all)')
+      .option('--compact', 'PageRank by power iteration on the compact graph: in-lists gap-encoded, about 1 to 2 bytes per link instead of 4 (the same vector)')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json); with several methods, their ranks table (position and value per method, then the name)')
@@ -126,7 +127,8 @@ function printRank(report: RankJson, level = 'page'): void {
       ? `k-cores by ${report.solver === 'all' ? 'in + out' : `${report.solver}-`} degree`
       : `${report.solver}, ${report.iterations} iterations (${report.equivalentIterations.toFixed(1)} in power-iteration work), ` +
         `residual ${report.residual.toExponential(2)}${report.converged ? '' : ' (NOT CONVERGED)'}`;
-  print(`${report.method} of ${scope}: ${how}; load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`);
+  const compact = report.compact === undefined ? '' : `, the compact graph's in-lists ${report.compact.bytesPerLink.toFixed(2)} bytes per link`;
+  print(`${report.method} of ${scope}: ${how}${compact}; load ${seconds(report.timings.load)}, solve ${seconds(report.timings.solve)}`);
   if (report.top.length > 0) {
     print();
     const montecarlo = report.montecarlo !== null;

@@ -1,0 +1,194 @@
+/**
+ * Labels kept out of the JavaScript heap: the names in id order, front-coded in blocks of 16 (the
+ * first name of a block whole, each other one as the length of the prefix it shares with the one
+ * before and the rest), in one byte buffer with one offset per block. Host names sorted as Common
+ * Crawl numbers them share long prefixes (com.example.www, com.example.shop): a few bytes each,
+ * where a JavaScript string costs its characters twice over and a header. Looked up by id in one
+ * block's decoding; by name by a binary search over the blocks when the names were added in byte
+ * order (Common Crawl's vertices are), else through a sorted permutation of the ids built once.
+ */
+import type { Labels } from './labels.js';
+
+const BLOCK = 16;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Appends `value` as a varint: 7 bits per byte, low bits first, the high bit set on all but the last. */
+function writeVarint(out: ByteSink, value: number): void {
+  let v = value;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+/** A growing byte buffer: doubling, copied once more at the end. */
+class ByteSink {
+  bytes = new Uint8Array(1 << 16);
+  length = 0;
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+  push(byte: number): void {
+    this.reserve(1);
+    this.bytes[this.length++] = byte;
+  }
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** Collects names in id order into front-coded labels. */
+export class FrontCodedLabelsBuilder {
+  private readonly data = new ByteSink();
+  private offsets = new Float64Array(1024);
+  private count = 0;
+  private previous: Uint8Array = new Uint8Array(0);
+  private sorted = true;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds the name of node `size` (the next id). */
+  add(name: string): void {
+    const bytes = encoder.encode(name);
+    if (this.count > 0 && this.sorted && compareBytes(this.previous, bytes) >= 0) this.sorted = false;
+    if (this.count % BLOCK === 0) {
+      const block = this.count / BLOCK;
+      if (block >= this.offsets.length) {
+        const grown = new Float64Array(this.offsets.length * 2);
+        grown.set(this.offsets);
+        this.offsets = grown;
+      }
+      this.offsets[block] = this.data.length;
+      writeVarint(this.data, bytes.length);
+      this.data.append(bytes);
+    } else {
+      const previous = this.previous;
+      const limit = Math.min(previous.length, bytes.length);
+      let shared = 0;
+      while (shared < limit && previous[shared] === bytes[shared]) shared++;
+      writeVarint(this.data, shared);
+      writeVarint(this.data, bytes.length - shared);
+      this.data.append(bytes.subarray(shared));
+    }
+    this.previous = bytes;
+    this.count++;
+  }
+
+  /** The labels; the builder is spent. */
+  finish(): FrontCodedLabels {
+    const blocks = Math.ceil(this.count / BLOCK);
+    return new FrontCodedLabels(this.data.bytes.slice(0, this.data.length), this.offsets.slice(0, blocks), this.count, this.sorted);
+  }
+}
+
+export class FrontCodedLabels implements Labels {
+  /** ids in byte order of their names, built on the first lookup by name when the names were not added sorted. */
+  private order: Int32Array | null = null;
+
+  constructor(
+    private readonly data: Uint8Array,
+    private readonly offsets: Float64Array,
+    readonly size: number,
+    /** The names were added in strictly increasing byte order. */
+    readonly sorted: boolean,
+  ) {}
+
+  static of(names: Iterable<string>): FrontCodedLabels {
+    const builder = new FrontCodedLabelsBuilder();
+    for (const name of names) builder.add(name);
+    return builder.finish();
+  }
+
+  /** The bytes of name `id`. */
+  private bytesOf(id: number): Uint8Array {
+    if (!(id >= 0 && id < this.size)) throw new RangeError(`label id ${id} outside 0..${this.size - 1}`);
+    const data = this.data;
+    let p = this.offsets[Math.floor(id / BLOCK)]!;
+    const readVarint = (): number => {
+      let value = 0;
+      let scale = 1;
+      for (;;) {
+        const byte = data[p++]!;
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) return value;
+        scale *= 128;
+      }
+    };
+    const firstLength = readVarint();
+    let current = data.slice(p, p + firstLength);
+    p += firstLength;
+    for (let k = id % BLOCK; k > 0; k--) {
+      const shared = readVarint();
+      const rest = readVarint();
+      const next = new Uint8Array(shared + rest);
+      next.set(current.subarray(0, shared));
+      next.set(data.subarray(p, p + rest), shared);
+      p += rest;
+      current = next;
+    }
+    return current;
+  }
+
+  label(id: number): string {
+    return decoder.decode(this.bytesOf(id));
+  }
+
+  id(label: string): number {
+    if (this.size === 0) return -1;
+    const target = encoder.encode(label);
+    if (this.sorted) {
+      // The last block whose first name is <= target, then a scan of that block.
+      let lo = 0;
+      let hi = this.offsets.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (compareBytes(this.bytesOf(mid * BLOCK), target) <= 0) lo = mid;
+        else hi = mid - 1;
+      }
+      const end = Math.min(this.size, (lo + 1) * BLOCK);
+      for (let id = lo * BLOCK; id < end; id++) if (compareBytes(this.bytesOf(id), target) === 0) return id;
+      return -1;
+    }
+    const order = (this.order ??= this.sortedOrder());
+    let lo = 0;
+    let hi = order.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareBytes(this.bytesOf(order[mid]!), target);
+      if (c === 0) return order[mid]!;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  private sortedOrder(): Int32Array {
+    const order = new Int32Array(this.size);
+    for (let i = 0; i < this.size; i++) order[i] = i;
+    // Decoded once per comparison pair would be n log n block decodings: decode each name once instead.
+    const names = Array.from({ length: this.size }, (_, i) => this.bytesOf(i));
+    order.sort((a, b) => compareBytes(names[a]!, names[b]!) || a - b);
+    return order;
+  }
+
+  memoryBytes(): number {
+    return this.data.byteLength + this.offsets.byteLength + (this.order?.byteLength ?? 0);
+  }
+}
