@@ -171,20 +171,21 @@ function pullCompact(
   for (let v = lo; v < hi; v++) {
     // Varints unrolled: nearly every value is one byte, the branch to the next byte rarely taken.
     let b = bytes[p++]!;
-    let degree = b & 0x7f;
+    let header = b & 0x7f;
     if (b > 0x7f) {
       b = bytes[p++]!;
-      degree |= (b & 0x7f) << 7;
+      header |= (b & 0x7f) << 7;
       if (b > 0x7f) {
         b = bytes[p++]!;
-        degree |= (b & 0x7f) << 14;
+        header |= (b & 0x7f) << 14;
         if (b > 0x7f) {
           b = bytes[p++]!;
-          degree |= (b & 0x7f) << 21;
-          if (b > 0x7f) degree |= bytes[p++]! << 28;
+          header |= (b & 0x7f) << 21;
+          if (b > 0x7f) header |= bytes[p++]! << 28;
         }
       }
     }
+    const degree = header >>> 1;
     let sum = 0;
     if (degree > 0) {
       b = bytes[p++]!;
@@ -204,7 +205,13 @@ function pullCompact(
       }
       let source = (v + (code & 1 ? -((code >>> 1) + 1) : code >>> 1)) | 0;
       sum = z[source]!;
-      for (let k = 1; k < degree; k++) {
+      if (header & 1) {
+        // Every gap in one byte: no branch per link.
+        for (let k = 1; k < degree; k++) {
+          source = (source + bytes[p++]! + 1) | 0;
+          sum += z[source]!;
+        }
+      } else for (let k = 1; k < degree; k++) {
         b = bytes[p++]!;
         let gap = b;
         if (b > 0x7f) {

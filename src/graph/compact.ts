@@ -2,8 +2,9 @@
  * A compact graph for the analyses that pull along in-links (PageRank's gather): each page's
  * in-list gap-encoded in byte-aligned varints, read in page order, as WebGraph's BV format and
  * LAW's compressed graphs store adjacency (Boldi and Vigna, "The WebGraph Framework I", 2004:
- * successors sorted, first one relative to the page, then gaps). Per page: its in-degree, the
- * first in-neighbour as a zig-zag difference from the page, then each next one as its gap minus 1.
+ * successors sorted, first one relative to the page, then gaps). Per page: twice its in-degree
+ * (plus 1 when all its gaps fit in one byte), the first in-neighbour as a zig-zag difference from
+ * the page, then each next one as its gap minus 1.
  * Web graphs' locality (links to nearby ids: pages of one host are numbered together) keeps most
  * gaps under 128, one byte each, against 4 bytes per link in the plain CSR. A byte offset is kept
  * every SAMPLE pages only, so threads can start anywhere at a multiple of it: 1/8 byte per page.
@@ -71,13 +72,19 @@ export function encodeInLists(nodeCount: number, inList: (v: number) => ArrayLik
     if (v % SAMPLE === 0) samples[v / SAMPLE] = writer.length;
     const list = inList(v);
     const degree = list.length;
-    writer.write(degree);
+    // The header: 2 * degree, plus 1 when every gap after the first fits in one byte (the gather
+    // then reads them without a branch per link).
+    let small = 1;
+    for (let i = 1; i < degree; i++) {
+      if (list[i]! <= list[i - 1]!) throw new RangeError(`in-list of page ${v} is not sorted and distinct at position ${i}`);
+      if (list[i]! - list[i - 1]! - 1 >= 0x80) small = 0;
+    }
+    writer.write(2 * degree + small);
     if (degree === 0) continue;
     let previous = list[0]!;
     writer.write(zigzag(previous - v));
     for (let i = 1; i < degree; i++) {
       const source = list[i]!;
-      if (source <= previous) throw new RangeError(`in-list of page ${v} is not sorted and distinct at position ${i}`);
       writer.write(source - previous - 1);
       previous = source;
     }
@@ -113,7 +120,7 @@ export function inListOf(lists: CompactInLists, v: number): Int32Array {
     return value >>> 0;
   };
   for (let u = v - (v % SAMPLE); ; u++) {
-    const degree = read();
+    const degree = read() >>> 1;
     if (u === v) {
       const list = new Int32Array(degree);
       if (degree === 0) return list;
