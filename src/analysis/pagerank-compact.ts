@@ -9,10 +9,11 @@
  */
 import { type CompactInLists, SAMPLE } from '../graph/compact.js';
 import { PAGERANK_DEFAULTS, normalise } from './pagerank.js';
-import { barrierWait } from '../parallel/barrier.js';
+import { powerLoop } from './pagerank-power.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 
+/** The data of the compact kernel: powerLoop's, plus the encoded lists and the thread bounds. */
 export interface CompactPowerData {
   bytes: Uint8Array;
   samples: Float64Array;
@@ -89,60 +90,16 @@ export function compactPowerIteration(
   return { scores: data.result[2] === 1 ? data.y : data.x, iterations: data.result[0]!, residual: data.result[1]! };
 }
 
-/** One thread's share of compactPowerIteration (also run by the worker threads). */
+/** One thread's share of compactPowerIteration (also run by the worker threads): pagerank-power.ts's loop, the compact pull. */
 export function compactPowerThread(context: TaskContext<CompactPowerData>, onIteration?: (iteration: number, residual: number) => void): void {
-  const { data, thread, threads, barrier } = context;
-  const { bytes, samples, share, bounds, params, partials, result } = data;
+  const { data, thread } = context;
+  const { bytes, samples, share, bounds, params } = data;
   const c = params[0]!;
-  const tolerance = params[1]!;
-  const maxIterations = params[2]!;
   const n = share.length;
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
   const start = lo < n ? samples[lo / SAMPLE]! : 0;
-  let x = data.x;
-  let y = data.y;
-  let z = data.zA;
-  let zNext = data.zB;
-  let danglingMass = 0;
-  for (let v = lo; v < hi; v++) {
-    const s = share[v]!;
-    z[v] = x[v]! * s;
-    if (s === 0) danglingMass += x[v]!;
-  }
-  partials[2 * thread + 1] = danglingMass;
-  barrierWait(barrier, threads);
-  danglingMass = 0;
-  for (let t = 0; t < threads; t++) danglingMass += partials[2 * t + 1]!;
-  let iterations = 0;
-  let residual = Infinity;
-  while (iterations < maxIterations) {
-    const slot = ((iterations + 1) & 1) * 2 * threads;
-    const moments = pullCompact(lo, hi, start, bytes, share, z, zNext, x, y, c, (c * danglingMass) / n + (1 - c) / n);
-    partials[slot + 2 * thread] = moments[0]!;
-    partials[slot + 2 * thread + 1] = moments[1]!;
-    barrierWait(barrier, threads);
-    residual = 0;
-    danglingMass = 0;
-    for (let t = 0; t < threads; t++) {
-      residual += partials[slot + 2 * t]!;
-      danglingMass += partials[slot + 2 * t + 1]!;
-    }
-    iterations++;
-    if (thread === 0) onIteration?.(iterations, residual);
-    const swap = x;
-    x = y;
-    y = swap;
-    const swapZ = z;
-    z = zNext;
-    zNext = swapZ;
-    if (residual <= tolerance) break;
-  }
-  if (thread === 0) {
-    result[0] = iterations;
-    result[1] = residual;
-    result[2] = x === data.y ? 1 : 0;
-  }
+  powerLoop(context, lo, hi, (z, zNext, x, y, danglingMass) => pullCompact(lo, hi, start, bytes, share, z, zNext, x, y, c, (c * danglingMass) / n + (1 - c) / n), onIteration);
 }
 
 const moments = new Float64Array(2);

@@ -164,16 +164,55 @@ export function powerIterationThread(
   context: TaskContext<PowerKernelData>,
   onIteration?: (iteration: number, residual: number) => void,
 ): void {
-  const { data, thread, threads, barrier } = context;
-  const { inOffsets, inSources, share, bounds, params, partials, result, teleport, dangling } = data;
+  const { data, thread } = context;
+  const { inOffsets, inSources, share, bounds, params, teleport, dangling } = data;
   const c = params[0]!;
-  const tolerance = params[1]!;
-  const maxIterations = params[2]!;
   const n = share.length;
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
-  const uniform = teleport.length === 0;
   const jump = 1 - c;
+  const pull: PowerPull =
+    teleport.length === 0
+      ? (z, zNext, x, y, danglingMass) => pullUniform(lo, hi, inOffsets, inSources, share, z, zNext, x, y, c, (c * danglingMass) / n + jump / n)
+      : (z, zNext, x, y, danglingMass) => pullPersonalised(lo, hi, inOffsets, inSources, share, z, zNext, x, y, c, c * danglingMass, jump, teleport, dangling);
+  powerLoop(context, lo, hi, pull, onIteration);
+}
+
+/**
+ * One pull over a thread's pages: y from the contributions z (and the dangling mass of the last
+ * iterate), zNext = y * share; returns [||y - x||_1, dangling mass of y].
+ */
+export type PowerPull = (z: Float64Array, zNext: Float64Array, x: Float64Array, y: Float64Array, danglingMass: number) => Float64Array;
+
+/** What the iteration loop needs of a power kernel's shared data (the plain and the compact kernels'). */
+export interface PowerLoopData {
+  share: Float64Array;
+  x: Float64Array;
+  y: Float64Array;
+  zA: Float64Array;
+  zB: Float64Array;
+  params: Float64Array;
+  partials: Float64Array;
+  result: Float64Array;
+}
+
+/**
+ * The iterations of one thread over its pages lo..hi, whatever the in-lists' form: the starting
+ * contributions, then `pull` per iteration, one barrier after it, the per-thread partials read in
+ * thread order (every thread takes the same decision), the buffers swapped; thread 0 reports each
+ * iteration and writes the result.
+ */
+export function powerLoop(
+  context: TaskContext<PowerLoopData>,
+  lo: number,
+  hi: number,
+  pull: PowerPull,
+  onIteration?: (iteration: number, residual: number) => void,
+): void {
+  const { data, thread, threads, barrier } = context;
+  const { share, params, partials, result } = data;
+  const tolerance = params[1]!;
+  const maxIterations = params[2]!;
   let x = data.x;
   let y = data.y;
   let z = data.zA;
@@ -195,10 +234,7 @@ export function powerIterationThread(
   let residual = Infinity;
   while (iterations < maxIterations) {
     const slot = ((iterations + 1) & 1) * 2 * threads;
-    const spread = c * danglingMass;
-    const moments = uniform
-      ? pullUniform(lo, hi, inOffsets, inSources, share, z, zNext, x, y, c, spread / n + jump / n)
-      : pullPersonalised(lo, hi, inOffsets, inSources, share, z, zNext, x, y, c, spread, jump, teleport, dangling);
+    const moments = pull(z, zNext, x, y, danglingMass);
     partials[slot + 2 * thread] = moments[0]!;
     partials[slot + 2 * thread + 1] = moments[1]!;
     barrierWait(barrier, threads);
