@@ -7,7 +7,7 @@
  *   npm run bench:compact -- [--large bench/.cache/web-1e7.wgadj [--only-large]] [--threads 1,2]
  */
 import { compactPageRank } from '../src/analysis/pagerank-compact.js';
-import { outShares } from '../src/analysis/pagerank-power.js';
+import { outDegrees } from '../src/analysis/degrees.js';
 import { pagerank } from '../src/analysis/pagerank.js';
 import { loadGraph } from '../src/formats/load.js';
 import { compactBytes, compactFromGraph } from '../src/graph/compact.js';
@@ -32,13 +32,13 @@ for (const [name, path] of graphs) {
   let started = performance.now();
   const lists = compactFromGraph(graph);
   const encode = (performance.now() - started) / 1000;
-  const share = outShares(graph);
+  const degrees = outDegrees(graph);
   for (const threads of threadCounts) {
     started = performance.now();
     const plain = pagerank(graph, { solver: 'power', tolerance: 1e-10, threads });
     const plainSeconds = (performance.now() - started) / 1000;
     started = performance.now();
-    const compact = compactPageRank(lists, share, { tolerance: 1e-10, threads });
+    const compact = compactPageRank(lists, degrees, { tolerance: 1e-10, threads });
     const compactSeconds = (performance.now() - started) / 1000;
     let largest = 0;
     for (let v = 0; v < graph.nodeCount; v++) largest = Math.max(largest, Math.abs(plain.scores[v]! - compact.scores[v]!));

@@ -28,7 +28,8 @@ export interface DegreeSummary {
 /** Degrees of all pages from CSR offsets: degree[v] = offsets[v+1] - offsets[v]. */
 export function degreesFromOffsets(offsets: Uint32Array): Int32Array {
   const n = offsets.length - 1;
-  const degree = new Int32Array(n);
+  // On shared memory: the threaded kernels (the compact PageRank's) read it.
+  const degree = new Int32Array(new SharedArrayBuffer(4 * n));
   for (let v = 0; v < n; v++) degree[v] = offsets[v + 1]! - offsets[v]!;
   return degree;
 }
@@ -66,9 +67,12 @@ export function countDangling(graph: Graph): number {
 }
 
 export function degreeSummary(graph: Graph): DegreeSummary {
-  const n = graph.nodeCount;
-  const inDegree = inDegrees(graph);
-  const outDegree = outDegrees(graph);
+  return degreeSummaryOf(inDegrees(graph), outDegrees(graph), graph.edgeCount);
+}
+
+/** The summary from the degree arrays (a compact graph's come from its lists' headers). */
+export function degreeSummaryOf(inDegree: Int32Array, outDegree: Int32Array, edges: number): DegreeSummary {
+  const n = inDegree.length;
   let maxIn = 0;
   let maxOut = 0;
   let dangling = 0;
@@ -85,8 +89,8 @@ export function degreeSummary(graph: Graph): DegreeSummary {
   }
   return {
     nodes: n,
-    edges: graph.edgeCount,
-    meanDegree: n === 0 ? 0 : graph.edgeCount / n,
+    edges,
+    meanDegree: n === 0 ? 0 : edges / n,
     maxInDegree: maxIn,
     maxOutDegree: maxOut,
     danglingNodes: dangling,

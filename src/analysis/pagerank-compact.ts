@@ -7,7 +7,7 @@
  * Uniform teleportation and dangling spread (Google's PageRank); threads own ranges of pages cut at
  * sampled offsets, balanced by encoded bytes.
  */
-import { type CompactInLists, SAMPLE } from '../graph/compact.js';
+import { type CompactLists, SAMPLE, transposeDegrees } from '../graph/compact.js';
 import { PAGERANK_DEFAULTS, normalise } from './pagerank.js';
 import { powerLoop } from './pagerank-power.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
@@ -15,10 +15,14 @@ import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 
 /** The data of the compact kernel: powerLoop's, plus the encoded lists and the thread bounds. */
 export interface CompactPowerData {
-  bytes: Uint8Array;
+  segments: Uint8Array[];
+  /** [segment bytes]. */
+  layout: Float64Array;
   samples: Float64Array;
-  /** 1 / outdegree, 0 for dangling pages. */
+  /** Empty: the compact kernel divides by the out-degree instead (4 bytes per page, not 8). */
   share: Float64Array;
+  /** Out-degree of every page, 0 for dangling pages. */
+  outDegree: Int32Array;
   x: Float64Array;
   y: Float64Array;
   zA: Float64Array;
@@ -54,12 +58,13 @@ function splitBySamples(samples: Float64Array, n: number, threads: number): Int3
 }
 
 /**
- * PageRank by power iteration on compact in-lists, from the uniform vector. `share[u]` = 1 /
- * outdegree(u) (0 for dangling pages), on shared memory for threads > 1.
+ * PageRank by power iteration on compact in-lists, from the uniform vector. `outDegree[u]` is u's
+ * out-degree (compactOutDegrees computes it from the in-lists), on shared memory for threads > 1.
+ * Memory: the lists, the degrees and four vectors (36 bytes per page).
  */
 export function compactPowerIteration(
-  lists: CompactInLists,
-  share: Float64Array,
+  lists: CompactLists,
+  outDegree: Int32Array,
   damping: number,
   tolerance: number,
   maxIterations: number,
@@ -67,15 +72,17 @@ export function compactPowerIteration(
   onIteration?: (iteration: number, residual: number) => void,
 ): CompactPowerRun {
   const n = lists.nodeCount;
-  if (share.length !== n) throw new RangeError(`share has ${share.length} entries for ${n} pages`);
+  if (outDegree.length !== n) throw new RangeError(`outDegree has ${outDegree.length} entries for ${n} pages`);
   if (n === 0) return { scores: new Float64Array(0), iterations: 0, residual: 0 };
   const threads = lists.linkCount < 200_000 || n < 2 * SAMPLE * requestedThreads ? 1 : Math.max(1, requestedThreads);
   if (threads > 1) warmUpWorkers(threads);
   const alloc = threads > 1 ? sharedFloat64 : (length: number) => new Float64Array(length);
   const data: CompactPowerData = {
-    bytes: lists.bytes,
+    segments: lists.segments,
+    layout: alloc(1).fill(lists.segmentBytes),
     samples: lists.samples,
-    share,
+    share: new Float64Array(0),
+    outDegree,
     x: alloc(n).fill(1 / n),
     y: alloc(n),
     zA: alloc(n),
@@ -90,22 +97,63 @@ export function compactPowerIteration(
   return { scores: data.result[2] === 1 ? data.y : data.x, iterations: data.result[0]!, residual: data.result[1]! };
 }
 
+/** Every page's out-degree, counted from compact in-lists (one pass; on shared memory). */
+export function compactOutDegrees(inLists: CompactLists): Int32Array {
+  return transposeDegrees(inLists);
+}
+
 /** One thread's share of compactPowerIteration (also run by the worker threads): pagerank-power.ts's loop, the compact pull. */
 export function compactPowerThread(context: TaskContext<CompactPowerData>, onIteration?: (iteration: number, residual: number) => void): void {
   const { data, thread } = context;
-  const { bytes, samples, share, bounds, params } = data;
+  const { segments, samples, outDegree, bounds, params } = data;
+  const segmentBytes = data.layout[0]!;
   const c = params[0]!;
-  const n = share.length;
+  const n = outDegree.length;
   const lo = bounds[thread]!;
   const hi = bounds[thread + 1]!;
-  const start = lo < n ? samples[lo / SAMPLE]! : 0;
-  powerLoop(context, lo, hi, (z, zNext, x, y, danglingMass) => pullCompact(lo, hi, start, bytes, share, z, zNext, x, y, c, (c * danglingMass) / n + (1 - c) / n), onIteration);
+  // The thread's pages in pieces that each lie in one segment: [first page, end page, segment, local start].
+  const pieces: number[][] = [];
+  for (let v = lo; v < hi; ) {
+    const start = samples[v / SAMPLE]!;
+    const segment = Math.floor(start / segmentBytes);
+    let end = v;
+    while (end < hi && Math.floor(samples[end / SAMPLE]! / segmentBytes) === segment) end = Math.min(hi, end + SAMPLE);
+    pieces.push([v, end, segment, start - segment * segmentBytes]);
+    v = end;
+  }
+  const total = new Float64Array(2);
+  powerLoop(
+    context,
+    lo,
+    hi,
+    (z, zNext, x, y, danglingMass) => {
+      const constant = (c * danglingMass) / n + (1 - c) / n;
+      total[0] = 0;
+      total[1] = 0;
+      for (const [first, end, segment, start] of pieces) {
+        const moments = pullCompact(first!, end!, start!, segments[segment!]!, outDegree, z, zNext, x, y, c, constant);
+        total[0] += moments[0]!;
+        total[1] += moments[1]!;
+      }
+      return total;
+    },
+    onIteration,
+    (x, z) => {
+      let danglingMass = 0;
+      for (let v = lo; v < hi; v++) {
+        const d = outDegree[v]!;
+        z[v] = d > 0 ? x[v]! / d : 0;
+        if (d === 0) danglingMass += x[v]!;
+      }
+      return danglingMass;
+    },
+  );
 }
 
 const moments = new Float64Array(2);
 
 /**
- * Pages lo..hi, their lists from byte `start`: y = c * (pulled z) + constant, zNext = y * share;
+ * Pages lo..hi, their lists from byte `start`: y = c * (pulled z) + constant, zNext = y / outdegree;
  * returns [||y - x||_1, dangling mass of y]. The varints are decoded inline (a call per value
  * would cost more than the gather).
  */
@@ -114,7 +162,7 @@ function pullCompact(
   hi: number,
   start: number,
   bytes: Uint8Array,
-  share: Float64Array,
+  outDegree: Int32Array,
   z: Float64Array,
   zNext: Float64Array,
   x: Float64Array,
@@ -192,9 +240,12 @@ function pullCompact(
     const value = c * sum + constant;
     y[v] = value;
     change += Math.abs(value - x[v]!);
-    const s = share[v]!;
-    zNext[v] = value * s;
-    if (s === 0) danglingMass += value;
+    const d = outDegree[v]!;
+    if (d > 0) zNext[v] = value / d;
+    else {
+      zNext[v] = 0;
+      danglingMass += value;
+    }
   }
   moments[0] = change;
   moments[1] = danglingMass;
@@ -203,13 +254,13 @@ function pullCompact(
 
 /** The `pagerank` result of a compact graph: power iteration, scores normalised to sum 1 as the plain solver's. */
 export function compactPageRank(
-  lists: CompactInLists,
-  share: Float64Array,
+  lists: CompactLists,
+  outDegree: Int32Array,
   options: { damping?: number; tolerance?: number; maxIterations?: number; threads?: number; onIteration?: (iteration: number, residual: number) => void } = {},
 ): { scores: Float64Array; iterations: number; residual: number; converged: boolean; damping: number; tolerance: number } {
   const damping = options.damping ?? PAGERANK_DEFAULTS.damping;
   const tolerance = options.tolerance ?? PAGERANK_DEFAULTS.tolerance;
-  const run = compactPowerIteration(lists, share, damping, tolerance, options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations, options.threads ?? 1, options.onIteration);
+  const run = compactPowerIteration(lists, outDegree, damping, tolerance, options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations, options.threads ?? 1, options.onIteration);
   normalise(run.scores);
   return { scores: run.scores, iterations: run.iterations, residual: run.residual, converged: run.residual <= tolerance, damping, tolerance };
 }

@@ -186,6 +186,7 @@ export type PowerPull = (z: Float64Array, zNext: Float64Array, x: Float64Array, 
 
 /** What the iteration loop needs of a power kernel's shared data (the plain and the compact kernels'). */
 export interface PowerLoopData {
+  /** 1 / outdegree (the plain kernel's; the compact one passes its own start to powerLoop). */
   share: Float64Array;
   x: Float64Array;
   y: Float64Array;
@@ -208,9 +209,10 @@ export function powerLoop(
   hi: number,
   pull: PowerPull,
   onIteration?: (iteration: number, residual: number) => void,
+  initial: (x: Float64Array, z: Float64Array) => number = (x, z) => startContributions(lo, hi, context.data.share, x, z),
 ): void {
   const { data, thread, threads, barrier } = context;
-  const { share, params, partials, result } = data;
+  const { params, partials, result } = data;
   const tolerance = params[1]!;
   const maxIterations = params[2]!;
   let x = data.x;
@@ -219,12 +221,7 @@ export function powerLoop(
   let zNext = data.zB;
 
   // The starting contributions and dangling mass.
-  let danglingMass = 0;
-  for (let v = lo; v < hi; v++) {
-    const s = share[v]!;
-    z[v] = x[v]! * s;
-    if (s === 0) danglingMass += x[v]!;
-  }
+  let danglingMass = initial(x, z);
   partials[2 * thread + 1] = danglingMass;
   barrierWait(barrier, threads);
   danglingMass = 0;
@@ -259,6 +256,17 @@ export function powerLoop(
     result[1] = residual;
     result[2] = x === data.y ? 1 : 0;
   }
+}
+
+/** z = x * share over pages lo..hi; returns the dangling mass of x there. */
+function startContributions(lo: number, hi: number, share: Float64Array, x: Float64Array, z: Float64Array): number {
+  let danglingMass = 0;
+  for (let v = lo; v < hi; v++) {
+    const s = share[v]!;
+    z[v] = x[v]! * s;
+    if (s === 0) danglingMass += x[v]!;
+  }
+  return danglingMass;
 }
 
 // The two pulls are separate monomorphic functions so that V8 optimises

@@ -14,7 +14,7 @@ import { topK } from '../analysis/top.js';
 import { OptionError } from '../errors.js';
 import { writeScores } from '../formats/scores.js';
 import { compactPageRank } from '../analysis/pagerank-compact.js';
-import { outShares } from '../analysis/pagerank-power.js';
+import { outDegrees } from '../analysis/degrees.js';
 import { compactBytes, compactFromGraph } from '../graph/compact.js';
 import { type RankColumn, rankPositions, writeRanksTable } from '../formats/ranks-table.js';
 import type { GraphLevel } from '../graph/hosts.js';
@@ -638,7 +638,7 @@ function computeRanking(
     if (graph.weighted) throw new OptionError('--compact', 'a compact graph has no link weights: rank a weighted graph (a host or domain graph, --weighted) without --compact');
     const lists = compactFromGraph(graph);
     const { damping, tolerance, maxIterations, threads, onIteration } = pagerankOptions;
-    const rank = compactPageRank(lists, outShares(graph), { damping, tolerance, maxIterations, threads, onIteration });
+    const rank = compactPageRank(lists, outDegrees(graph), { damping, tolerance, maxIterations, threads, onIteration });
     return {
       scores: rank.scores,
       labels: graph.labels,

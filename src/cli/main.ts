@@ -21,6 +21,7 @@ import { registerRank } from './commands/rank.js';
 import { registerScc } from './commands/scc.js';
 import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
+import { registerCompact } from './commands/compact.js';
 import { registerStoreCommands } from './commands/store.js';
 
 function version(): string {
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
     });
   registerDemo(program);
   registerStats(program);
+  registerCompact(program);
   registerRank(program);
   registerScc(program);
   registerLevels(program);

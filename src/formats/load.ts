@@ -13,9 +13,10 @@ import { fileExists } from './file-stream.js';
 import { type LabelFileReport, readLabelFile } from './label-file.js';
 import { bvFiles, readWebGraph } from './webgraph-bv.js';
 import { findCommonCrawlFiles, readCommonCrawl } from './commoncrawl.js';
+import { isCompactPath, readCompactAsGraph } from './compact-file.js';
 
-export type GraphFormat = 'edges' | 'bv' | 'wgadj' | 'commoncrawl';
-export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv', 'wgadj', 'commoncrawl'];
+export type GraphFormat = 'edges' | 'bv' | 'wgadj' | 'commoncrawl' | 'compact';
+export const GRAPH_FORMATS: readonly GraphFormat[] = ['edges', 'bv', 'wgadj', 'commoncrawl', 'compact'];
 
 export interface LoadOptions extends EdgeListOptions {
   /** 'auto' (default), 'edges' or 'bv'. */
@@ -46,6 +47,7 @@ export interface LoadedGraph {
 export async function detectFormat(path: string): Promise<GraphFormat> {
   if (/\.(graph|properties|offsets)$/.test(path)) return 'bv';
   if (isAdjacencyPath(path)) return 'wgadj';
+  if (isCompactPath(path)) return 'compact';
   if (!(await fileExists(path)) && (await fileExists(bvFiles(path).properties))) return 'bv';
   if (await findCommonCrawlFiles(path)) return 'commoncrawl';
   return 'edges';
@@ -64,7 +66,13 @@ export async function loadGraph(path: string, options: LoadOptions = {}): Promis
     return { ...loaded, seconds: (performance.now() - started) / 1000 };
   }
   const built =
-    format === 'bv' ? await readWebGraph(path) : format === 'wgadj' ? readAdjacencyFile(path) : await readEdgeList(path, options);
+    format === 'bv'
+      ? await readWebGraph(path)
+      : format === 'wgadj'
+        ? readAdjacencyFile(path)
+        : format === 'compact'
+          ? readCompactAsGraph(path)
+          : await readEdgeList(path, options);
   const loaded = await attachLabels({ graph: built.graph, report: built.report, format, path }, options);
   return { ...loaded, seconds: (performance.now() - started) / 1000 };
 }

@@ -9,7 +9,8 @@
  */
 import type { Labels } from './labels.js';
 
-const BLOCK = 16;
+export const LABEL_BLOCK = 16;
+const BLOCK = LABEL_BLOCK;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -100,15 +101,25 @@ export class FrontCodedLabelsBuilder {
 
 export class FrontCodedLabels implements Labels {
   /** ids in byte order of their names, built on the first lookup by name when the names were not added sorted. */
-  private order: Int32Array | null = null;
+  protected order: Int32Array | null = null;
 
   constructor(
-    private readonly data: Uint8Array,
-    private readonly offsets: Float64Array,
+    readonly data: Uint8Array,
+    readonly offsets: Float64Array,
     readonly size: number,
     /** The names were added in strictly increasing byte order. */
     readonly sorted: boolean,
   ) {}
+
+  /** The bytes of block k (from its first name to the next block). */
+  protected blockBytes(k: number): Uint8Array {
+    return this.data.subarray(this.offsets[k]!, k + 1 < this.offsets.length ? this.offsets[k + 1]! : this.data.length);
+  }
+
+  /** The ids in byte order of their names, or null when the names are sorted (ids are that order). */
+  idsInNameOrder(): Int32Array | null {
+    return this.sorted ? null : (this.order ??= this.sortedOrder());
+  }
 
   static of(names: Iterable<string>): FrontCodedLabels {
     const builder = new FrontCodedLabelsBuilder();
@@ -119,8 +130,8 @@ export class FrontCodedLabels implements Labels {
   /** The bytes of name `id`. */
   private bytesOf(id: number): Uint8Array {
     if (!(id >= 0 && id < this.size)) throw new RangeError(`label id ${id} outside 0..${this.size - 1}`);
-    const data = this.data;
-    let p = this.offsets[Math.floor(id / BLOCK)]!;
+    const data = this.blockBytes(Math.floor(id / BLOCK));
+    let p = 0;
     const readVarint = (): number => {
       let value = 0;
       let scale = 1;
@@ -156,7 +167,7 @@ export class FrontCodedLabels implements Labels {
     if (this.sorted) {
       // The last block whose first name is <= target, then a scan of that block.
       let lo = 0;
-      let hi = this.offsets.length - 1;
+      let hi = Math.ceil(this.size / BLOCK) - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >>> 1;
         if (compareBytes(this.bytesOf(mid * BLOCK), target) <= 0) lo = mid;
@@ -167,19 +178,25 @@ export class FrontCodedLabels implements Labels {
       return -1;
     }
     const order = (this.order ??= this.sortedOrder());
+    return this.searchOrder(order, target);
+  }
+
+  /** Binary search of `target` among the names in `order` (ids sorted by name). */
+  protected searchOrder(order: { length: number; at(i: number): number | undefined }, target: Uint8Array): number {
     let lo = 0;
     let hi = order.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareBytes(this.bytesOf(order[mid]!), target);
-      if (c === 0) return order[mid]!;
+      const id = order.at(mid)!;
+      const c = compareBytes(this.bytesOf(id), target);
+      if (c === 0) return id;
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
   }
 
-  private sortedOrder(): Int32Array {
+  protected sortedOrder(): Int32Array {
     const order = new Int32Array(this.size);
     for (let i = 0; i < this.size; i++) order[i] = i;
     // Decoded once per comparison pair would be n log n block decodings: decode each name once instead.

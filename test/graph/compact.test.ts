@@ -6,11 +6,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compactPageRank } from '../../src/analysis/pagerank-compact.js';
-import { outShares } from '../../src/analysis/pagerank-power.js';
+import { outDegrees } from '../../src/analysis/degrees.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { powerLawGraph } from '../../src/experiments/generators.js';
 import { loadGraph } from '../../src/formats/load.js';
-import { compactBytes, compactFromGraph, encodeInLists, inListOf } from '../../src/graph/compact.js';
+import {
+  compactBytes,
+  compactDegrees,
+  compactFromGraph,
+  compactOutListsFromGraph,
+  encodeInLists,
+  inListOf,
+  listOf,
+  transposeCompact,
+  transposeDegrees,
+} from '../../src/graph/compact.js';
+import { compactLevels, compactScc } from '../../src/analysis/compact-search.js';
+import { levels } from '../../src/analysis/levels.js';
+import { stronglyConnectedComponents } from '../../src/analysis/scc.js';
+import { outDegrees as plainOutDegrees, inDegrees as plainInDegrees } from '../../src/analysis/degrees.js';
 import type { Graph } from '../../src/graph/graph.js';
 import { parseEdgeList } from '../../src/formats/edgelist.js';
 import { testData } from '../helpers.js';
@@ -22,10 +36,11 @@ function sameLists(graph: Graph): void {
   for (let v = 0; v < graph.nodeCount; v++) assert.deepEqual(Array.from(inListOf(lists, v)), Array.from(graph.predecessors(v)), `in-list of ${v}`);
 }
 
-function samePageRank(graph: Graph, threads: number): { iterations: number; bytesPerLink: number } {
-  const lists = compactFromGraph(graph);
+function samePageRank(graph: Graph, threads: number, segmentBytes?: number): { iterations: number; bytesPerLink: number } {
+  const lists = compactFromGraph(graph, segmentBytes === undefined ? {} : { segmentBytes });
+  if (segmentBytes !== undefined) assert.ok(lists.segments.length > 3, `${lists.segments.length} segments`);
   const plain = pagerank(graph, { solver: 'power', tolerance: 1e-12, threads });
-  const compact = compactPageRank(lists, outShares(graph), { tolerance: 1e-12, threads });
+  const compact = compactPageRank(lists, outDegrees(graph), { tolerance: 1e-12, threads });
   assert.equal(compact.iterations, plain.iterations);
   assert.ok(Math.abs(compact.residual - plain.residual) <= 1e-15, `residual ${compact.residual} vs ${plain.residual}`);
   let largest = 0;
@@ -78,8 +93,57 @@ describe('compact graph', () => {
     assert.match(solver.stderr, /^wga: --compact: runs power iteration/);
   });
 
+  it('gives the same PageRank with the lists cut into many segments (blocks never straddle two)', async () => {
+    const graph = (await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph;
+    samePageRank(graph, 1, 1 << 20);
+    samePageRank(graph, 2, 1 << 20);
+    const small = powerLawGraph({ nodes: 3000, seed: 2, danglingShare: 0.2 }).graph;
+    const lists = compactFromGraph(small, { segmentBytes: 4096 });
+    assert.ok(lists.segments.length > 5);
+    for (const segment of lists.segments) assert.ok(segment.length <= 4096);
+    for (let v = 0; v < small.nodeCount; v++) assert.deepEqual(Array.from(listOf(lists, v)), Array.from(small.predecessors(v)), `in-list of ${v}`);
+  });
+
+  it('transposes in bounded passes, and counts degrees from the headers and the lists', async () => {
+    const graph = (await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph;
+    const inLists = compactFromGraph(graph, { segmentBytes: 1 << 19 });
+    let passes = 0;
+    const outLists = transposeCompact(inLists, { budgetLinks: 400_000, segmentBytes: 1 << 19, onPass: () => passes++ });
+    assert.ok(passes >= 8, `${passes} passes`);
+    assert.equal(outLists.linkCount, graph.edgeCount);
+    for (let v = 0; v < graph.nodeCount; v += 7) assert.deepEqual(Array.from(listOf(outLists, v)), Array.from(graph.successors(v)), `out-list of ${v}`);
+    assert.deepEqual(compactDegrees(outLists), plainOutDegrees(graph));
+    assert.deepEqual(transposeDegrees(outLists), plainInDegrees(graph));
+    assert.deepEqual(transposeDegrees(inLists), plainOutDegrees(graph));
+  });
+
+  it('levels and strongly connected components on the compact out-lists are the plain ones', async () => {
+    const cnr = (await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph;
+    const generated = powerLawGraph({ nodes: 20_000, seed: 5, danglingShare: 0.3 }).graph;
+    for (const [graph, roots] of [[cnr, [0, 60595, 247028]], [generated, [1, 2]]] as const) {
+      const out = compactOutListsFromGraph(graph, { segmentBytes: 1 << 16 });
+      assert.ok(out.segments.length > 1);
+      const plain = levels(graph, roots, { threads: 1 });
+      const compact = compactLevels(out, roots);
+      assert.deepEqual(compact.histogram, plain.histogram);
+      assert.deepEqual(compact.level, plain.level);
+      const limited = compactLevels(out, roots, { maxLevel: 3 });
+      assert.deepEqual(limited.histogram, levels(graph, roots, { threads: 1, maxLevel: 3 }).histogram);
+      const a = compactScc(out);
+      const b = stronglyConnectedComponents(graph, { kernel: 'js' });
+      assert.equal(a.count, b.count);
+      assert.equal(a.largest, b.largest);
+      // Same search order: the same ids, not only the same sets.
+      assert.deepEqual(a.component, b.component);
+      assert.deepEqual(a.sizes, b.sizes);
+    }
+    // The largest component of cnr-2000 as LAW lists it: 112,023 pages (34.4%).
+    assert.equal(compactScc(compactOutListsFromGraph(cnr)).largest, 112_023);
+  });
+
   it('refuses what it cannot hold, naming it', () => {
-    assert.throws(() => encodeInLists(3, (v) => (v === 1 ? [2, 0] : [])), /in-list of page 1 is not sorted and distinct/);
+    assert.throws(() => encodeInLists(3, (v) => (v === 1 ? [2, 0] : [])), /list of page 1 is not sorted and distinct/);
+    assert.throws(() => encodeInLists(3, (v) => (v === 1 ? [0, 3] : [])), /list of page 1: neighbour 3 outside 0\.\.2/);
     const weighted = parseEdgeList('0 1 2\n1 0 1\n', 'w', { weighted: true }).graph;
     assert.throws(() => compactFromGraph(weighted), /no link weights/);
     assert.throws(() => encodeInLists(2 ** 30, () => []), /fewer than 2\^30 pages/);

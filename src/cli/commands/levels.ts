@@ -3,10 +3,14 @@ import { levels } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, nodeUnit, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption } from '../values.js';
+import { Progress } from '../progress.js';
+import { compactInput, runCompactLevels } from './compact.js';
 
 export type { LevelsJson } from '../../app/structure.js';
 
 interface LevelsOptions extends GraphInputOptions {
+  compact?: boolean;
+  tmp?: string;
   root: string[];
   maxLevel?: string;
   out?: string;
@@ -21,8 +25,21 @@ export function registerLevels(program: Command): void {
       .requiredOption('--root <page...>', 'one or more root pages (labels or URLs)')
       .option('--max-level <l>', 'do not go further than l clicks')
       .option('--out <file>', 'write every page\'s level to FILE ("label<TAB>level", -1 if not reached; JSON if .json)')
+      .option('--compact', 'search the compact form (automatic for .wgc files and for graphs too big for the plain arrays)')
+      .option('--tmp <dir>', 'with --compact: where the conversion goes')
       .option('--json', 'print one JSON document'),
   )).action(async (path: string | undefined, options: LevelsOptions) => {
+    const progress = new Progress(options.quiet !== true);
+    const compact = await compactInput(path, options, progress);
+    if (compact !== null) {
+      try {
+        runCompactLevels(compact.path, options, progress);
+      } finally {
+        compact.cleanUp();
+      }
+      return;
+    }
+    progress.done();
     const maxLevel = integerOption('--max-level', options.maxLevel, Infinity, 0);
     await withGraph(path, options, async (loaded) => {
       const report = await levels(loaded, { roots: options.root, maxLevel, out: options.out, save: options.save === true });

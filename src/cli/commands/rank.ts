@@ -10,6 +10,7 @@ import { defaultThreads } from '../../parallel/pool.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { Progress } from '../progress.js';
+import { compactInput, runCompactRank } from './compact.js';
 
 export { type RankJson, type RankMethod, type RankedPage, RANK_METHODS, topEntries } from '../../app/rank.js';
 
@@ -41,11 +42,29 @@ export function registerRank(program: Command): void {
       .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16; error about 1.04 / 2^(k/2) (default: up to 8, as memory allows)')
       .option('--mode <degree>', 'coreness: the degree counted, all (in + out: the graph taken as undirected), in or out (default: all)')
       .option('--compact', 'PageRank by power iteration on the compact graph: in-lists gap-encoded, about 1 to 2 bytes per link instead of 4 (the same vector)')
+      .option('--tmp <dir>', 'where a graph too big for the plain arrays is converted to the compact form')
       .option('--threads <t>', `threads (default: ${defaultThreads()}, the cores)`)
       .option('--top <k>', 'how many of the best pages to show (default: 10)')
       .option('--out <file>', 'write every page\'s score to FILE ("label<TAB>score"; JSON if FILE ends in .json); with several methods, their ranks table (position and value per method, then the name)')
       .option('--json', 'print one JSON document'),
-  )).action(async (path: string | undefined, options: RankOptions & GraphInputOptions) => {
+  )).action(async (path: string | undefined, options: RankOptions & GraphInputOptions & { tmp?: string }) => {
+    // A .wgc file, or a graph too big for the plain arrays: PageRank on the compact form from a file.
+    // (--compact on another file keeps the in-memory compact in-lists of the plain graph.)
+    const compactProgress = new Progress(options.quiet !== true);
+    const compact = await compactInput(path, { ...options, compact: false }, compactProgress);
+    if (compact !== null) {
+      try {
+        const result = runCompactRank(compact.path, { ...options, ...(options.save === true && compact.path !== path ? { save: false } : {}) }, compactProgress);
+        if (!result.converged) {
+          process.stderr.write(`wga: pagerank did not converge: residual ${result.residual.toExponential(3)} after ${result.iterations} iterations; raise --max-iterations\n`);
+          process.exitCode = ExitCode.notConverged;
+        }
+      } finally {
+        compact.cleanUp();
+      }
+      return;
+    }
+    compactProgress.done();
     const request = parseRankOptions(options);
     if (path !== undefined) request.source = path;
     await withGraph(path, options, async (loaded) => {

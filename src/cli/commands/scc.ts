@@ -4,10 +4,14 @@ import { scc } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, nodeUnit, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
+import { Progress } from '../progress.js';
+import { compactInput, runCompactScc } from './compact.js';
 
 export type { SccJson } from '../../app/structure.js';
 
 interface SccOptions extends GraphInputOptions {
+  compact?: boolean;
+  tmp?: string;
   root?: string;
   top?: string;
 }
@@ -20,8 +24,21 @@ export function registerScc(program: Command): void {
       .argument('[graph]', 'graph file (or --db)')
       .option('--root <page>', 'also report the component of this page (label or URL)')
       .option('--top <k>', 'how many of the largest component sizes to list (default: 10)')
+      .option('--compact', 'Tarjan over the compact form (automatic for .wgc files and for graphs too big for the plain arrays; no bow-tie)')
+      .option('--tmp <dir>', 'with --compact: where the conversion goes')
       .option('--json', 'print one JSON document'),
   )).action(async (path: string | undefined, options: SccOptions) => {
+    const progress = new Progress(options.quiet !== true);
+    const compact = await compactInput(path, options, progress);
+    if (compact !== null) {
+      try {
+        runCompactScc(compact.path, options, progress);
+      } finally {
+        compact.cleanUp();
+      }
+      return;
+    }
+    progress.done();
     const k = integerOption('--top', options.top, 10, 0);
     await withGraph(path, options, async (loaded) => {
       const report = await scc(loaded, { root: options.root, top: k, save: options.save === true });

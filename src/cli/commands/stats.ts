@@ -5,8 +5,10 @@ import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, megabytes, nodeUnit, percent, print, printJson, seconds, table } from '../output.js';
+import { Progress } from '../progress.js';
+import { compactInput, runCompactStats } from './compact.js';
 
-export function printStats(stats: StatsJson, unit = 'pages'): void {
+export function printStats(stats: Omit<StatsJson, 'format'> & { format: string }, unit = 'pages'): void {
   const n = stats.nodes;
   print(
     table([
@@ -35,8 +37,21 @@ export function registerStats(program: Command): void {
       .command('stats')
       .description('size, dangling pages, strongly connected components and degrees of a graph')
       .argument('[graph]', 'graph file: edge list (.txt, .tsv, .csv, .gz) or WebGraph BV (.graph); or --db')
+      .option('--compact', 'analyse the compact form (gap-encoded lists; automatic for .wgc files and for graphs too big for the plain arrays)')
+      .option('--tmp <dir>', 'with --compact: where the conversion goes (default: the system\'s temporary directory)')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string | undefined, options: GraphInputOptions) => {
+  ).action(async (path: string | undefined, options: GraphInputOptions & { compact?: boolean; tmp?: string }) => {
+    const progress = new Progress(options.quiet !== true);
+    const compact = await compactInput(path, options, progress);
+    if (compact !== null) {
+      try {
+        runCompactStats(compact.path, options, progress);
+      } finally {
+        compact.cleanUp();
+      }
+      return;
+    }
+    progress.done();
     await withGraph(path, options, async (source) => {
       const result = await stats(source);
       // A crawl shared by several instances: each one's share of the pages.

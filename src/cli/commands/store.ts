@@ -3,6 +3,7 @@
  * URL or by their neighbours' URLs, list the top pages of a stored run, and
  * reset (the queries of the Web Graph Analyzer paper's GUI, Section 4.5).
  */
+import { runCompactPage, runCompactTop } from './compact.js';
 import { createInterface } from 'node:readline/promises';
 import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
@@ -100,9 +101,15 @@ export function registerStoreCommands(program: Command): void {
     .description("a page of the store: its links in and out (URLs), degrees and every stored score")
     .argument('<url>', 'the page URL (or any label it was imported with)')
     .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
+    .option('--graph <file.wgc>', 'a page of a compact graph file instead, read in place (its name or id)')
     .option('--limit <n>', 'how many links to show each way (default: 20; --json lists all)')
     .option('--json', 'print one JSON document')
-    .action(async (url: string, options: StoreOptions & { limit?: string }) => {
+    .action(async (url: string, options: StoreOptions & { limit?: string; graph?: string }) => {
+      if (options.graph !== undefined) {
+        if (options.db !== undefined) throw new OptionError('--graph', 'cannot be combined with --db');
+        runCompactPage(options.graph, url, options);
+        return;
+      }
       const limit = integerOption('--limit', options.limit, 20, 0);
       await withStore(options, async (store) => {
         const report = await pageDetail(store, url);
@@ -202,8 +209,14 @@ export function registerStoreCommands(program: Command): void {
     .option('--top <k>', 'how many pages (default: 10)')
     .option('--level <level>', "page, host or domain: the best hosts or pay-level domains, by their pages' scores added (PageRank, OPIC, TrafficRank: the site's share) or their best page's (default: page)")
     .option('--reversed-names', "with --level host or domain: name them in Common Crawl's reversed notation (com.example.www)")
+    .option('--graph <file.wgc>', 'the best pages of a compact graph file instead, by the scores wga rank --save kept beside it')
     .option('--json', 'print one JSON document')
-    .action(async (options: StoreOptions & { score: string; run?: string; top?: string; level?: string; reversedNames?: boolean }) => {
+    .action(async (options: StoreOptions & { score: string; run?: string; top?: string; level?: string; reversedNames?: boolean; graph?: string }) => {
+      if (options.graph !== undefined) {
+        if (options.db !== undefined) throw new OptionError('--graph', 'cannot be combined with --db');
+        runCompactTop(options.graph, options);
+        return;
+      }
       const k = integerOption('--top', options.top, 10, 1);
       const level = choiceOption('--level', options.level, GRAPH_LEVELS, 'page');
       if (options.reversedNames === true && level === 'page') throw new OptionError('--reversed-names', 'names hosts and domains: it needs --level host or domain');

@@ -1,0 +1,224 @@
+/**
+ * Searches over compact out-lists (src/graph/compact.ts, with per-page offsets): page levels by
+ * breadth-first search (the Web Graph Analyzer paper's Algorithm 4, as levels.ts) and strongly
+ * connected components by Tarjan's algorithm (as scc.ts's TarjanSearch, with explicit stacks). Each
+ * decodes a page's gap-encoded list where the plain search reads a CSR row, in the same order, so
+ * levels are the plain ones and the components the same sets with the same ids as
+ * `stronglyConnectedComponents` of the plain graph.
+ * Memory beyond the lists: levels 8 bytes per page (level and queue); Tarjan 12 bytes per page
+ * (index, low, component) and its stacks, 20 bytes per page on them (a depth-first search rarely
+ * holds more than a fraction of the pages).
+ */
+import { OptionError } from '../errors.js';
+import { type CompactLists, SAMPLE } from '../graph/compact.js';
+import type { LevelsResult } from './levels.js';
+import type { SccResult } from './scc.js';
+
+function requireOffsets(lists: CompactLists): Uint32Array {
+  if (lists.offsets === null) throw new RangeError('a search over compact lists needs their per-page offsets');
+  return lists.offsets;
+}
+
+/** Levels from the roots along compact out-lists: the plain `levels` result. */
+export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, options: { maxLevel?: number } = {}): LevelsResult {
+  const n = outLists.nodeCount;
+  const offsets = requireOffsets(outLists);
+  const { samples, segments, segmentBytes } = outLists;
+  const limit = options.maxLevel ?? Infinity;
+  if (!(limit >= 0)) throw new OptionError('max-level', `must be a non-negative integer, got ${limit}`);
+  const level = new Int32Array(n).fill(-1);
+  const queue = new Int32Array(n);
+  let tail = 0;
+  for (let i = 0; i < roots.length; i++) {
+    const r = roots[i]!;
+    if (!(r >= 0 && r < n)) throw new OptionError('root', `page id ${r} is outside 0..${n - 1}`);
+    if (level[r] === -1) {
+      level[r] = 0;
+      queue[tail++] = r;
+    }
+  }
+  const histogram: number[] = tail > 0 ? [tail] : [];
+  let head = 0;
+  let depth = 0;
+  while (head < tail && depth < limit) {
+    const levelEnd = tail;
+    depth++;
+    while (head < levelEnd) {
+      const v = queue[head++]!;
+      const start = samples[(v / SAMPLE) | 0]!;
+      const segment = Math.floor(start / segmentBytes);
+      const bytes = segments[segment]!;
+      let p = start - segment * segmentBytes + offsets[v]!;
+      let b = bytes[p++]!;
+      let header = b & 0x7f;
+      let shift = 7;
+      while (b >= 0x80) {
+        b = bytes[p++]!;
+        header |= (b & 0x7f) << shift;
+        shift += 7;
+      }
+      const degree = (header >>> 0) >>> 1;
+      let w = 0;
+      for (let i = 0; i < degree; i++) {
+        b = bytes[p++]!;
+        let value = b & 0x7f;
+        shift = 7;
+        while (b >= 0x80) {
+          b = bytes[p++]!;
+          value |= (b & 0x7f) << shift;
+          shift += 7;
+        }
+        value >>>= 0;
+        w = i === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : w + value + 1;
+        if (level[w] === -1) {
+          level[w] = depth;
+          queue[tail++] = w;
+        }
+      }
+    }
+    if (tail > levelEnd) histogram.push(tail - levelEnd);
+  }
+  return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+}
+
+/** A copy of `array` twice as long. */
+function grown<T extends Int32Array | Uint32Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(2 * array.length);
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * Tarjan's strongly connected components over compact out-lists, roots in page order: the sets and
+ * ids of `stronglyConnectedComponents` (ids in finishing order, sinks first). The call stack keeps,
+ * per page being searched, where its list's decoding stands: byte position, neighbours left, the
+ * last neighbour read.
+ */
+export function compactScc(outLists: CompactLists): SccResult {
+  const n = outLists.nodeCount;
+  const offsets = requireOffsets(outLists);
+  const { samples, segments, segmentBytes } = outLists;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const component = new Int32Array(new SharedArrayBuffer(4 * n)).fill(-1);
+  const initial = Math.min(Math.max(n, 1), 1 << 16);
+  let stack = new Int32Array(initial);
+  let callPage = new Int32Array(initial);
+  let callAt = new Uint32Array(initial);
+  let callLeft = new Int32Array(initial);
+  let callLast = new Int32Array(initial);
+  const sizes: number[] = [];
+  let counter = 0;
+  let count = 0;
+  /** Pushes page w on both stacks, its list's decoding at its start. */
+  const bytesOf = (v: number): Uint8Array => segments[Math.floor(samples[(v / SAMPLE) | 0]! / segmentBytes)]!;
+  let stackSize = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    let depth = 0;
+    // Enter root.
+    let v = root;
+    index[v] = low[v] = counter++;
+    stack[stackSize++] = v;
+    {
+      const start = samples[(v / SAMPLE) | 0]!;
+      const segment = Math.floor(start / segmentBytes);
+      const bytes = segments[segment]!;
+      let p = start - segment * segmentBytes + offsets[v]!;
+      let b = bytes[p++]!;
+      let header = b & 0x7f;
+      let shift = 7;
+      while (b >= 0x80) {
+        b = bytes[p++]!;
+        header |= (b & 0x7f) << shift;
+        shift += 7;
+      }
+      callPage[0] = v;
+      callAt[0] = p;
+      callLeft[0] = (header >>> 0) >>> 1;
+      callLast[0] = -1;
+    }
+    depth = 1;
+    let bytes = bytesOf(v);
+    while (depth > 0) {
+      const top = depth - 1;
+      v = callPage[top]!;
+      if (callLeft[top]! > 0) {
+        // The next neighbour of v.
+        let p = callAt[top]!;
+        let b = bytes[p++]!;
+        let value = b & 0x7f;
+        let shift = 7;
+        while (b >= 0x80) {
+          b = bytes[p++]!;
+          value |= (b & 0x7f) << shift;
+          shift += 7;
+        }
+        value >>>= 0;
+        const last = callLast[top]!;
+        const w = last === -1 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : last + value + 1;
+        callAt[top] = p;
+        callLeft[top]!--;
+        callLast[top] = w;
+        if (index[w] === -1) {
+          if (stackSize === stack.length) stack = grown(stack);
+          if (depth === callPage.length) {
+            callPage = grown(callPage);
+            callAt = grown(callAt);
+            callLeft = grown(callLeft);
+            callLast = grown(callLast);
+          }
+          index[w] = low[w] = counter++;
+          stack[stackSize++] = w;
+          const start = samples[(w / SAMPLE) | 0]!;
+          const segment = Math.floor(start / segmentBytes);
+          bytes = segments[segment]!;
+          let q = start - segment * segmentBytes + offsets[w]!;
+          b = bytes[q++]!;
+          let header = b & 0x7f;
+          shift = 7;
+          while (b >= 0x80) {
+            b = bytes[q++]!;
+            header |= (b & 0x7f) << shift;
+            shift += 7;
+          }
+          callPage[depth] = w;
+          callAt[depth] = q;
+          callLeft[depth] = (header >>> 0) >>> 1;
+          callLast[depth] = -1;
+          depth++;
+        } else if (component[w] === -1 && index[w]! < low[v]!) {
+          // w is still on Tarjan's stack: same component as v, or an ancestor's.
+          low[v] = index[w]!;
+        }
+        continue;
+      }
+      depth--;
+      if (low[v] === index[v]) {
+        let size = 0;
+        let w: number;
+        do {
+          w = stack[--stackSize]!;
+          component[w] = count;
+          size++;
+        } while (w !== v);
+        sizes.push(size);
+        count++;
+      }
+      if (depth > 0) {
+        const parent = callPage[depth - 1]!;
+        if (low[v]! < low[parent]!) low[parent] = low[v]!;
+        bytes = bytesOf(parent);
+      }
+    }
+  }
+  let largestId = -1;
+  let largest = 0;
+  for (let c = 0; c < count; c++) {
+    if (sizes[c]! > largest) {
+      largest = sizes[c]!;
+      largestId = c;
+    }
+  }
+  return { component, count, sizes: Int32Array.from(sizes), largestId, largest };
+}

@@ -1,0 +1,413 @@
+/**
+ * The graph commands on a compact graph file (`.wgc`, src/formats/compact-file.ts): each loads only
+ * the lists its analysis needs (PageRank the in-lists, levels and SCCs the out-lists with their
+ * offsets), never both at once, and reports the bytes of every structure it held; `top` and `page`
+ * read in place (a few reads, nothing loaded).
+ */
+import { closeSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { compactLevels, compactScc } from '../analysis/compact-search.js';
+import { componentSizeDistribution } from '../analysis/scc.js';
+import { degreeSummaryOf } from '../analysis/degrees.js';
+import { compactOutDegrees, compactPageRank } from '../analysis/pagerank-compact.js';
+import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
+import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
+import { CompactFile } from '../formats/compact-file.js';
+import { compactBytes, compactDegrees, transposeDegrees } from '../graph/compact.js';
+import type { Labels } from '../graph/labels.js';
+import type { AppContext } from './context.js';
+
+/** A structure an analysis held, and its size. */
+export interface StructureBytes {
+  name: string;
+  bytes: number;
+  bytesPerPage: number;
+  bytesPerLink: number;
+}
+
+function structure(name: string, bytes: number, nodes: number, links: number): StructureBytes {
+  return { name, bytes, bytesPerPage: nodes === 0 ? 0 : bytes / nodes, bytesPerLink: links === 0 ? 0 : bytes / links };
+}
+
+function elapsed(since: number): number {
+  return (performance.now() - since) / 1000;
+}
+
+/** The name of page `id` (its id when the file has no names). */
+function nameOf(labels: Labels | null, id: number): string {
+  return labels === null ? String(id) : labels.label(id);
+}
+
+/** A page named by its label, or by its id when the file has no names (or the name is an id). */
+export function pageId(file: CompactFile, labels: Labels | null, name: string, option: string): number {
+  if (labels !== null) {
+    const id = labels.id(name);
+    if (id !== -1) return id;
+  }
+  if (/^(0|[1-9][0-9]*)$/.test(name) && Number(name) < file.nodeCount) return Number(name);
+  throw new OptionError(option, `no page ${JSON.stringify(name)} in ${file.path}${labels === null ? ` (it has no names: give an id 0..${file.nodeCount - 1})` : ''}`);
+}
+
+function withFile<T>(path: string, work: (file: CompactFile) => T): T {
+  const file = CompactFile.open(path);
+  try {
+    return work(file);
+  } finally {
+    file.close();
+  }
+}
+
+export interface CompactStatsJson {
+  file: string;
+  format: 'compact';
+  nodes: number;
+  edges: number;
+  selfLoopsDropped: number;
+  duplicatesDropped: number;
+  danglingNodes: number;
+  scc: { count: number; largest: number };
+  unreferencedNodes: number;
+  isolatedNodes: number;
+  meanDegree: number;
+  maxInDegree: number;
+  maxOutDegree: number;
+  weighted: false;
+  memory: { graphBytes: number; bytesPerEdge: number; structures: StructureBytes[] };
+  timings: { load: number; analysis: number };
+}
+
+/** `stats` of a compact graph: degrees from the out-lists' headers and a count over them, SCCs by Tarjan over them. */
+export function compactStats(path: string, context: AppContext = {}): CompactStatsJson {
+  return withFile(path, (file) => {
+    const n = file.nodeCount;
+    const m = file.linkCount;
+    let started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: `loading the out-lists of ${n.toLocaleString('en-US')} pages` });
+    const out = file.readLists('out', { offsets: true });
+    const load = elapsed(started);
+    started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: 'degrees' });
+    const summary = degreeSummaryOf(transposeDegrees(out), compactDegrees(out), m);
+    context.onProgress?.({ phase: 'compact', message: 'strongly connected components' });
+    const scc = compactScc(out);
+    const analysis = elapsed(started);
+    const lists = compactBytes(out);
+    const structures = [
+      structure('out-lists (gap-encoded)', lists - out.samples.byteLength - (out.offsets?.byteLength ?? 0), n, m),
+      structure('out-list offsets (sampled + per page)', out.samples.byteLength + (out.offsets?.byteLength ?? 0), n, m),
+      structure('degrees (in, out; freed before the SCCs)', 8 * n, n, m),
+      structure("Tarjan's index, low link, component", 12 * n, n, m),
+    ];
+    return {
+      file: path,
+      format: 'compact',
+      nodes: n,
+      edges: m,
+      selfLoopsDropped: 0,
+      duplicatesDropped: 0,
+      danglingNodes: summary.danglingNodes,
+      scc: { count: scc.count, largest: scc.largest },
+      unreferencedNodes: summary.unreferencedNodes,
+      isolatedNodes: summary.isolatedNodes,
+      meanDegree: summary.meanDegree,
+      maxInDegree: summary.maxInDegree,
+      maxOutDegree: summary.maxOutDegree,
+      weighted: false,
+      memory: { graphBytes: lists, bytesPerEdge: m === 0 ? 0 : lists / m, structures },
+      timings: { load, analysis },
+    };
+  });
+}
+
+export interface CompactRankOptions {
+  damping?: number;
+  tolerance?: number;
+  maxIterations?: number;
+  threads?: number;
+  top?: number;
+  /** Keep the scores beside the graph (for `top` and `page`). */
+  save?: boolean;
+}
+
+export interface CompactRankJson {
+  file: string;
+  method: 'pagerank';
+  solver: 'power (compact)';
+  nodes: number;
+  edges: number;
+  damping: number;
+  tolerance: number;
+  iterations: number;
+  residual: number;
+  converged: boolean;
+  top: Array<{ rank: number; id: number; label: string; score: number }>;
+  compact: { bytes: number; bytesPerLink: number; structures: StructureBytes[] };
+  saved: string | null;
+  timings: { load: number; solve: number };
+}
+
+/** The scores file kept beside a compact graph by `rank --save`. */
+export function scoresPath(graphPath: string, method = 'pagerank'): string {
+  return `${graphPath}.${method}`;
+}
+
+const SCORES_MAGIC = 'WGASCR1\n';
+const SCORES_HEADER = 1 << 16;
+/** How many of the best pages a scores file lists in its header. */
+const SCORES_TOP = 1000;
+
+/** The k best pages (largest score first, smaller id among equals) by one pass with a small heap-free buffer. */
+export function bestPages(scores: Float64Array, k: number): Int32Array {
+  const n = scores.length;
+  const size = Math.min(k, n);
+  const best = new Int32Array(size);
+  let count = 0;
+  const better = (a: number, b: number): boolean => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b);
+  for (let v = 0; v < n; v++) {
+    if (count < size) {
+      let i = count++;
+      while (i > 0 && better(v, best[i - 1]!)) {
+        best[i] = best[i - 1]!;
+        i--;
+      }
+      best[i] = v;
+    } else if (size > 0 && better(v, best[size - 1]!)) {
+      let i = size - 1;
+      while (i > 0 && better(v, best[i - 1]!)) {
+        best[i] = best[i - 1]!;
+        i--;
+      }
+      best[i] = v;
+    }
+  }
+  return best;
+}
+
+function writeScores(path: string, header: object, scores: Float64Array): void {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  if (12 + json.length > SCORES_HEADER) throw new RangeError('scores header too long');
+  const partial = `${path}.partial`;
+  const fd = openSync(partial, 'w');
+  try {
+    const head = Buffer.alloc(12);
+    head.write(SCORES_MAGIC, 0, 'latin1');
+    head.writeUInt32LE(json.length, 8);
+    writeSync(fd, head, 0, 12, 0);
+    writeSync(fd, json, 0, json.length, 12);
+    const bytes = new Uint8Array(scores.buffer, scores.byteOffset, scores.byteLength);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, Math.min(1 << 30, bytes.length - done), SCORES_HEADER + done);
+  } finally {
+    closeSync(fd);
+  }
+  // Complete or absent: a crash while writing leaves the old scores.
+  renameSync(partial, path);
+}
+
+interface ScoresHeader {
+  method: string;
+  nodes: number;
+  iterations: number;
+  residual: number;
+  damping: number;
+  top: Array<[number, number]>;
+}
+
+/** Reads a scores file's header (and one page's score when asked), in place. */
+function readScores(path: string, page?: number): { header: ScoresHeader; score: number | null } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    throw new FileNotFoundError(path, 'no scores: run `wga rank GRAPH.wgc --save` first');
+  }
+  try {
+    const head = Buffer.alloc(12);
+    if (readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 8) !== SCORES_MAGIC) throw new InputFormatError(path, undefined, 'not a wga scores file');
+    const json = Buffer.alloc(head.readUInt32LE(8));
+    readSync(fd, json, 0, json.length, 12);
+    const header = JSON.parse(json.toString('utf8')) as ScoresHeader;
+    let score: number | null = null;
+    if (page !== undefined) {
+      const value = Buffer.alloc(8);
+      if (readSync(fd, value, 0, 8, SCORES_HEADER + 8 * page) === 8) score = value.readDoubleLE(0);
+    }
+    return { header, score };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** PageRank of a compact graph: the in-lists only (no offsets), out-degrees counted from them. */
+export function compactRank(path: string, options: CompactRankOptions = {}, context: AppContext = {}): CompactRankJson {
+  return withFile(path, (file) => {
+    const n = file.nodeCount;
+    const m = file.linkCount;
+    let started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+    const lists = file.readLists('in');
+    const outDegree = compactOutDegrees(lists);
+    const load = elapsed(started);
+    started = performance.now();
+    const rank = compactPageRank(lists, outDegree, {
+      damping: options.damping ?? PAGERANK_DEFAULTS.damping,
+      tolerance: options.tolerance ?? PAGERANK_DEFAULTS.tolerance,
+      maxIterations: options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations,
+      threads: options.threads ?? 1,
+      onIteration: (iteration, residual) => context.onProgress?.({ phase: 'compact', message: `PageRank: iteration ${iteration}, residual ${residual.toExponential(2)}` }),
+    });
+    const solve = elapsed(started);
+    const labels = file.labelsInPlace();
+    const best = bestPages(rank.scores, Math.max(options.top ?? 10, options.save === true ? SCORES_TOP : 0));
+    const top = Array.from(best.subarray(0, options.top ?? 10), (id, i) => ({ rank: i + 1, id, label: nameOf(labels, id), score: rank.scores[id]! }));
+    let saved: string | null = null;
+    if (options.save === true) {
+      saved = scoresPath(path);
+      writeScores(saved, { method: 'pagerank', nodes: n, iterations: rank.iterations, residual: rank.residual, damping: rank.damping, top: Array.from(best, (id) => [id, rank.scores[id]!]) }, rank.scores);
+    }
+    const listBytes = compactBytes(lists);
+    return {
+      file: path,
+      method: 'pagerank',
+      solver: 'power (compact)',
+      nodes: n,
+      edges: m,
+      damping: rank.damping,
+      tolerance: rank.tolerance,
+      iterations: rank.iterations,
+      residual: rank.residual,
+      converged: rank.converged,
+      top,
+      compact: {
+        bytes: listBytes,
+        bytesPerLink: m === 0 ? 0 : listBytes / m,
+        structures: [
+          structure('in-lists (gap-encoded)', listBytes - lists.samples.byteLength, n, m),
+          structure('in-list samples', lists.samples.byteLength, n, m),
+          structure('out-degrees', 4 * n, n, m),
+          structure('vectors (x, y, two contribution buffers)', 32 * n, n, m),
+        ],
+      },
+      saved,
+      timings: { load, solve },
+    };
+  });
+}
+
+export interface CompactLevelsJson {
+  file: string;
+  roots: string[];
+  reached: number;
+  unreachable: number;
+  maxLevel: number;
+  histogram: number[];
+  memory: { structures: StructureBytes[] };
+  timings: { load: number; solve: number };
+}
+
+export function compactLevelsOf(path: string, options: { roots: string[]; maxLevel?: number }, context: AppContext = {}): CompactLevelsJson {
+  return withFile(path, (file) => {
+    const n = file.nodeCount;
+    const m = file.linkCount;
+    const labels = file.labelsInPlace();
+    const roots = options.roots.map((name) => pageId(file, labels, name, '--root'));
+    let started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: `loading the out-lists of ${n.toLocaleString('en-US')} pages` });
+    const out = file.readLists('out', { offsets: true });
+    const load = elapsed(started);
+    started = performance.now();
+    const result = compactLevels(out, roots, options.maxLevel === undefined || options.maxLevel === Infinity ? {} : { maxLevel: options.maxLevel });
+    return {
+      file: path,
+      roots: roots.map((id) => nameOf(labels, id)),
+      reached: result.reached,
+      unreachable: result.unreachable,
+      maxLevel: result.maxLevel,
+      histogram: result.histogram,
+      memory: { structures: [structure('out-lists with offsets', compactBytes(out), n, m), structure('levels and queue', 8 * n, n, m)] },
+      timings: { load, solve: elapsed(started) },
+    };
+  });
+}
+
+export interface CompactSccJson {
+  file: string;
+  nodes: number;
+  count: number;
+  largest: number;
+  largestSizes: number[];
+  sizeDistribution: Array<[number, number]>;
+  timings: { load: number; solve: number };
+}
+
+export function compactSccOf(path: string, options: { top?: number } = {}, context: AppContext = {}): CompactSccJson {
+  return withFile(path, (file) => {
+    let started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: `loading the out-lists of ${file.nodeCount.toLocaleString('en-US')} pages` });
+    const out = file.readLists('out', { offsets: true });
+    const load = elapsed(started);
+    started = performance.now();
+    const result = compactScc(out);
+    const sizes = Array.from(result.sizes).sort((a, b) => b - a);
+    return {
+      file: path,
+      nodes: file.nodeCount,
+      count: result.count,
+      largest: result.largest,
+      largestSizes: sizes.slice(0, options.top ?? 10),
+      sizeDistribution: componentSizeDistribution(result),
+      timings: { load, solve: elapsed(started) },
+    };
+  });
+}
+
+export interface CompactTopJson {
+  file: string;
+  method: string;
+  nodes: number;
+  top: Array<{ rank: number; id: number; label: string; score: number }>;
+  seconds: number;
+}
+
+/** The best pages of the scores `rank --save` kept, named in place. */
+export function compactTop(path: string, k: number): CompactTopJson {
+  const started = performance.now();
+  return withFile(path, (file) => {
+    const { header } = readScores(scoresPath(path));
+    if (header.nodes !== file.nodeCount) throw new InputFormatError(scoresPath(path), undefined, `scores of ${header.nodes} pages for a graph of ${file.nodeCount}: rank it again`);
+    if (k > header.top.length) throw new OptionError('--top', `the saved scores list the best ${header.top.length} pages`);
+    const labels = file.labelsInPlace();
+    const top = header.top.slice(0, k).map(([id, score], i) => ({ rank: i + 1, id, label: nameOf(labels, id), score }));
+    return { file: path, method: header.method, nodes: file.nodeCount, top, seconds: elapsed(started) };
+  });
+}
+
+export interface CompactPageJson {
+  file: string;
+  id: number;
+  label: string;
+  inDegree: number;
+  outDegree: number;
+  inLinks: string[];
+  outLinks: string[];
+  scores: Array<{ method: string; value: number }>;
+  seconds: number;
+}
+
+/** One page of a compact graph, read in place: its lists, its neighbours' names, its saved score. */
+export function compactPage(path: string, name: string, limit: number): CompactPageJson {
+  const started = performance.now();
+  return withFile(path, (file) => {
+    const labels = file.labelsInPlace();
+    const id = pageId(file, labels, name, 'url');
+    const inList = file.has('in') ? file.listInPlace('in', id) : new Int32Array(0);
+    const outList = file.has('out') ? file.listInPlace('out', id) : new Int32Array(0);
+    const names = (list: Int32Array): string[] => Array.from(list.subarray(0, limit), (u) => nameOf(labels, u));
+    const scores: Array<{ method: string; value: number }> = [];
+    try {
+      const { header, score } = readScores(scoresPath(path), id);
+      if (score !== null && header.nodes === file.nodeCount) scores.push({ method: header.method, value: score });
+    } catch (error) {
+      if (!(error instanceof FileNotFoundError)) throw error;
+    }
+    return { file: path, id, label: nameOf(labels, id), inDegree: inList.length, outDegree: outList.length, inLinks: names(inList), outLinks: names(outList), scores, seconds: elapsed(started) };
+  });
+}
