@@ -139,6 +139,8 @@ export interface CompactRankJson {
   iterations: number;
   residual: number;
   converged: boolean;
+  /** The pages with out-links and the links into them, when the dangling pages were lumped (iterated over instead of all). */
+  core: { pages: number; links: number } | null;
   top: Array<{ rank: number; id: number; label: string; score: number }>;
   compact: { bytes: number; bytesPerLink: number; structures: StructureBytes[] };
   saved: string | null;
@@ -255,6 +257,7 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
       onIteration: (iteration, residual) => context.onProgress?.({ phase: 'compact', message: `PageRank: iteration ${iteration}, residual ${residual.toExponential(2)}` }),
     });
     const solve = elapsed(started);
+    const lumped = rank.core.pages < n;
     const labels = file.labelsInPlace();
     const best = bestPages(rank.scores, Math.max(options.top ?? 10, options.save === true ? SCORES_TOP : 0));
     const top = Array.from(best.subarray(0, options.top ?? 10), (id, i) => ({ rank: i + 1, id, label: nameOf(labels, id), score: rank.scores[id]! }));
@@ -275,6 +278,7 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
       iterations: rank.iterations,
       residual: rank.residual,
       converged: rank.converged,
+      core: lumped ? { pages: rank.core.pages, links: rank.core.links } : null,
       top,
       compact: {
         bytes: listBytes,
@@ -283,7 +287,15 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
           structure('in-lists (gap-encoded)', listBytes - lists.samples.byteLength, n, m),
           structure('in-list samples', lists.samples.byteLength, n, m),
           structure('out-degrees', 4 * n, n, m),
-          structure('vectors (x, y, two contribution buffers)', 32 * n, n, m),
+          ...(lumped
+            ? [
+                structure('core in-lists (pages with out-links)', rank.core.bytes, n, m),
+                structure('core numbering', 4 * n, n, m),
+                structure('core degrees and links to dangling pages', 8 * rank.core.pages, n, m),
+              ]
+            : []),
+          structure(`vectors (x, y, two contribution buffers${lumped ? ', over the core' : ''})`, 32 * rank.core.pages, n, m),
+          ...(lumped ? [structure('scores', 8 * n, n, m)] : []),
         ],
       },
       saved,

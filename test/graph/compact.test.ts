@@ -141,6 +141,26 @@ describe('compact graph', () => {
     assert.equal(compactScc(compactOutListsFromGraph(cnr)).largest, 112_023);
   });
 
+  it('lumps the dangling pages: the plain iterations and vector, the core alone iterated', async () => {
+    const cnr = (await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph;
+    // 85% of the pages dangling, as in Common Crawl's host graph: lumped by default.
+    const web = powerLawGraph({ nodes: 20_000, seed: 9, danglingShare: 0.85 }).graph;
+    for (const [graph, lump] of [[cnr, true], [web, undefined]] as const) {
+      for (const threads of [1, 2]) {
+        const plain = pagerank(graph, { solver: 'power', tolerance: 1e-12, threads });
+        const lumped = compactPageRank(compactFromGraph(graph), outDegrees(graph), { tolerance: 1e-12, threads, ...(lump === undefined ? {} : { lump }) });
+        assert.ok(lumped.core.pages < graph.nodeCount && lumped.core.links <= graph.edgeCount, 'iterated over the core only');
+        // The stopping rule bounds the plain residual from above: the same step or a later one.
+        assert.ok(lumped.iterations >= plain.iterations && lumped.iterations <= plain.iterations + 1, `${lumped.iterations} against ${plain.iterations}`);
+        let largest = 0;
+        for (let v = 0; v < graph.nodeCount; v++) largest = Math.max(largest, Math.abs(lumped.scores[v]! - plain.scores[v]!));
+        assert.ok(largest <= 1e-12, `largest difference ${largest}`);
+      }
+    }
+    // Below half dangling, the plain compact iteration runs over every page.
+    assert.equal(compactPageRank(compactFromGraph(cnr), outDegrees(cnr)).core.pages, cnr.nodeCount);
+  });
+
   it('refuses what it cannot hold, naming it', () => {
     assert.throws(() => encodeInLists(3, (v) => (v === 1 ? [2, 0] : [])), /list of page 1 is not sorted and distinct/);
     assert.throws(() => encodeInLists(3, (v) => (v === 1 ? [0, 3] : [])), /list of page 1: neighbour 3 outside 0\.\.2/);

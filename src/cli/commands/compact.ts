@@ -135,7 +135,8 @@ export function runCompactRank(path: string, options: { json?: boolean; top?: st
   progress.done();
   if (options.json === true) printJson(result);
   else {
-    print(`pagerank of ${count(result.nodes)} pages, ${count(result.edges)} links: power iteration on the compact graph, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`);
+    const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
+    print(`pagerank of ${count(result.nodes)} pages, ${count(result.edges)} links: power iteration on the compact graph${core}, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`);
     print();
     print(table([['rank', 'pagerank', 'page'], ...result.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.label)])], [0]));
     print('\ncompact structures');
