@@ -2,7 +2,9 @@
  * PageRank on the compact graph (gap-encoded in-lists, src/graph/compact.ts) beside the plain CSR's
  * power iteration, in one process, one graph after the other: the bytes per link of each in-list
  * structure, the encoding time, the solve time on 1 and 2 threads (tolerance 1e-10), and the largest
- * difference between the two vectors.
+ * difference between the two vectors; then strongly connected components and levels from page 0 on the
+ * compact out-lists beside the plain graph's (Tarjan alone and `wga stats`' way, the pivot's searches
+ * on two threads; levels on one thread and on two), with the equality of their results.
  *
  *   npm run bench:compact -- [--large bench/.cache/web-1e7.wgadj [--only-large]] [--threads 1,2]
  */
@@ -10,7 +12,11 @@ import { compactPageRank } from '../src/analysis/pagerank-compact.js';
 import { outDegrees } from '../src/analysis/degrees.js';
 import { pagerank } from '../src/analysis/pagerank.js';
 import { loadGraph } from '../src/formats/load.js';
-import { compactBytes, compactFromGraph } from '../src/graph/compact.js';
+import { compactBytes, compactFromGraph, compactOutListsFromGraph } from '../src/graph/compact.js';
+import { compactLevels, compactScc } from '../src/analysis/compact-search.js';
+import { levels } from '../src/analysis/levels.js';
+import { stronglyConnectedComponents } from '../src/analysis/scc.js';
+import { componentsOfLargeGraph } from '../src/analysis/scc-pivot.js';
 import { testData } from '../test/helpers.js';
 import { benchArguments } from './arguments.js';
 
@@ -47,4 +53,38 @@ for (const [name, path] of graphs) {
         `${plainSeconds.toFixed(2)} | ${compactSeconds.toFixed(2)} | ${(compactSeconds / plainSeconds).toFixed(2)} | ${plain.iterations} / ${compact.iterations} | ${largest.toExponential(1)} |`,
     );
   }
+}
+
+console.log();
+console.log('| graph | compact out-lists bytes/link (with offsets) | plain Tarjan s | plain stats SCCs (pivot, 2 threads) s | compact Tarjan s | same components | plain levels s (1 / 2 threads) | compact levels s | same levels |');
+console.log('|---|---:|---:|---:|---:|---|---:|---:|---|');
+for (const [name, path] of graphs) {
+  const { graph } = await loadGraph(path);
+  const out = compactOutListsFromGraph(graph);
+  let started = performance.now();
+  const tarjan = stronglyConnectedComponents(graph, { kernel: 'js' });
+  const tarjanSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  const pivot = componentsOfLargeGraph(graph, 2);
+  const pivotSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  const compact = compactScc(out);
+  const compactSeconds = (performance.now() - started) / 1000;
+  let same = compact.count === tarjan.count && compact.largest === pivot.largest && compact.count === pivot.count;
+  for (let v = 0; same && v < graph.nodeCount; v++) same = compact.component[v] === tarjan.component[v];
+  started = performance.now();
+  const plainOne = levels(graph, [0], { threads: 1 });
+  const levelsOne = (performance.now() - started) / 1000;
+  started = performance.now();
+  levels(graph, [0], { threads: 2 });
+  const levelsTwo = (performance.now() - started) / 1000;
+  started = performance.now();
+  const compactLevel = compactLevels(out, [0]);
+  const compactLevelSeconds = (performance.now() - started) / 1000;
+  let sameLevels = true;
+  for (let v = 0; sameLevels && v < graph.nodeCount; v++) sameLevels = compactLevel.level[v] === plainOne.level[v];
+  console.log(
+    `| ${name} | ${(compactBytes(out) / graph.edgeCount).toFixed(3)} | ${tarjanSeconds.toFixed(2)} | ${pivotSeconds.toFixed(2)} | ${compactSeconds.toFixed(2)} | ${same ? 'yes (ids too)' : 'NO'} | ` +
+      `${levelsOne.toFixed(2)} / ${levelsTwo.toFixed(2)} | ${compactLevelSeconds.toFixed(2)} | ${sameLevels ? `yes (${compactLevel.reached} reached)` : 'NO'} |`,
+  );
 }

@@ -15,8 +15,26 @@ export { type GraphLevel, GRAPH_LEVELS, type HostGraph, domainOfHost, groupNodes
 export { findCommonCrawlFiles, readCommonCrawl } from './formats/commoncrawl.js';
 export { rankPositions as ranksTablePositions, writeRanksTable } from './formats/ranks-table.js';
 export { jackknife } from './analysis/jackknife.js';
-export { type CompactInLists, compactBytes, compactFromGraph, encodeInLists, inListOf } from './graph/compact.js';
-export { compactPageRank } from './analysis/pagerank-compact.js';
+export {
+  type CompactInLists,
+  type CompactLists,
+  CompactListsWriter,
+  compactBytes,
+  compactDegrees,
+  compactFromGraph,
+  compactOutListsFromGraph,
+  encodeInLists,
+  encodeLists,
+  inListOf,
+  listOf,
+  transposeCompact,
+  transposeDegrees,
+} from './graph/compact.js';
+export { compactPageRank, compactLumpedPageRank, compactOutDegrees } from './analysis/pagerank-compact.js';
+export { compactLevels, compactScc } from './analysis/compact-search.js';
+export { CompactFile, CompactFileWriter, readCompactAsGraph } from './formats/compact-file.js';
+export { convertToCompact } from './formats/compact-convert.js';
+export { generateHostGraph, hostNames } from './experiments/host-graph.js';
 export { FrontCodedLabels, FrontCodedLabelsBuilder } from './graph/front-coded-labels.js';
 export { EXPORT_FORMATS, type ExportFormat, type ExportInput, type ExportReport, exportGraph } from './app/export.js';
 export { type BvRows, type BvWriteOptions, type BvWriteReport, BvEncoder, writeWebGraph } from './formats/webgraph-bv-writer.js';

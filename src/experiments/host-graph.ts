@@ -217,7 +217,7 @@ export function generateHostGraph(path: string, options: HostGraphOptions): Host
     const outWriter = writer.beginLists('out', n, { offsets: true, ...(options.segmentBytes === undefined ? {} : { segmentBytes: options.segmentBytes }) });
     // The out-lists: the transpose, in passes of a bounded buffer, streamed to the file.
     const outLists = transposeCompact(inLists, {
-      budgetLinks: options.budgetLinks ?? 1 << 28,
+      ...(options.budgetLinks === undefined ? {} : { budgetLinks: options.budgetLinks }),
       writer: outWriter,
       onPass: (pass, lo, hi) => progress(`out-lists: pass ${pass + 1}, hosts ${lo.toLocaleString('en-US')}..${hi.toLocaleString('en-US')}`),
     });
