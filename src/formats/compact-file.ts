@@ -414,7 +414,17 @@ class FrontCodedLabelFile extends FrontCodedLabels {
     this.blocks = Math.ceil(size / LABEL_BLOCK);
   }
 
+  /** The last block read: neighbours listed in id order share blocks. */
+  private cached: { block: number; bytes: Uint8Array } | null = null;
+
   protected override blockBytes(k: number): Uint8Array {
+    if (this.cached?.block === k) return this.cached.bytes;
+    const bytes = this.readBlock(k);
+    this.cached = { block: k, bytes };
+    return bytes;
+  }
+
+  private readBlock(k: number): Uint8Array {
     const bounds = Buffer.from(this.file.bytesAt(this.offsetsAt + 8 * k, 16));
     const start = bounds.readDoubleLE(0);
     const end = k + 1 < this.blocks ? bounds.readDoubleLE(8) : this.dataBytes;

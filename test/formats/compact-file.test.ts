@@ -283,7 +283,7 @@ describe('compact graph file', () => {
       const top = JSON.parse((await runCli(['top', '--graph', path, '--top', '5', '--json'])).stdout) as { top: Array<{ label: string; score: number }> };
       assert.deepEqual(top.top.map((t) => t.label), r1.top.slice(0, 5).map((t) => t.label));
       const best = r1.top[0]!.label;
-      const page = JSON.parse((await runCli(['page', best, '--graph', path, '--json'])).stdout) as { inDegree: number; outDegree: number; inLinks: string[]; scores: Array<{ value: number }> };
+      const page = JSON.parse((await runCli(['page', best, '--graph', path, '--limit', '100000', '--json'])).stdout) as { inDegree: number; outDegree: number; inLinks: string[]; scores: Array<{ value: number }> };
       const graph = await plain(cnr);
       const id = graph.labels.id(best);
       assert.equal(page.inDegree, graph.inDegree(id));
@@ -305,6 +305,13 @@ describe('compact graph file', () => {
       const d2 = await runCli(['degrees', cnr, '--json', '-q']);
       assert.equal(d1.code, 0, d1.stderr);
       assert.deepEqual(JSON.parse(d1.stdout).in, JSON.parse(d2.stdout).in);
+      // A graph too big for the plain arrays of the memory planned with goes to the compact form by itself.
+      const edges = join(tmp.path, 'cnr.tsv');
+      writeFileSync(edges, Array.from({ length: graph.nodeCount }, (_, v) => Array.from(graph.successors(v), (w) => `${v}\t${w}\n`).join('')).join(''));
+      const auto = await runCli(['scc', edges, '--json'], { env: { WGA_MEMORY_BYTES: String(20e6) } });
+      assert.equal(auto.code, 0, auto.stderr);
+      assert.match(auto.stderr, /cnr\.tsv: about [0-9,]+ links would take [0-9.]+ MB in the plain form, more than this machine's memory allows; converting to the compact form first/);
+      assert.equal((JSON.parse(auto.stdout) as Scc).largest, s2.largest);
       const harmonic = await runCli(['rank', path, '--method', 'harmonic', '-q']);
       assert.equal(harmonic.code, 2);
       assert.match(harmonic.stderr, /^wga: --method: a compact graph is ranked by pagerank/);
