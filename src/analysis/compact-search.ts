@@ -5,13 +5,16 @@
  * decodes a page's gap-encoded list where the plain search reads a CSR row, in the same order, so
  * levels are the plain ones and the components the same sets with the same ids as
  * `stronglyConnectedComponents` of the plain graph.
+ * The search for levels runs on every core (levels.ts's loop); Tarjan's is sequential.
  * Memory beyond the lists: levels 8 bytes per page (level and queue); Tarjan 12 bytes per page
  * (index, low, component) and its stacks, 20 bytes per page on them (a depth-first search rarely
  * holds more than a fraction of the pages).
  */
 import { OptionError } from '../errors.js';
 import { type CompactLists, SAMPLE } from '../graph/compact.js';
-import type { LevelsResult } from './levels.js';
+import { BATCH, type LevelsResult, PARALLEL_BFS_LINKS, STATE_SLOTS, TAIL, levelLoop } from './levels.js';
+import { type TaskContext, defaultThreads, runParallel } from '../parallel/pool.js';
+import { sharedInt32 } from '../parallel/shared-memory.js';
 import type { SccResult } from './scc.js';
 
 function requireOffsets(lists: CompactLists): Uint32Array {
@@ -19,15 +22,31 @@ function requireOffsets(lists: CompactLists): Uint32Array {
   return lists.offsets;
 }
 
-/** Levels from the roots along compact out-lists: the plain `levels` result. */
-export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, options: { maxLevel?: number } = {}): LevelsResult {
+/** What the threads of a compact search share (task 'levels-bfs-compact'). */
+export interface CompactBfsData {
+  segments: Uint8Array[];
+  samples: Float64Array;
+  offsets: Uint32Array;
+  /** [segment bytes]. */
+  layout: Float64Array;
+  level: Int32Array;
+  queue: Int32Array;
+  state: Int32Array;
+}
+
+/**
+ * Levels from the roots along compact out-lists: the plain `levels` result, by levels.ts's
+ * level-synchronous search (each level's pages split among the threads, each page claimed once)
+ * with the lists decoded where the plain search reads its rows.
+ */
+export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, options: { maxLevel?: number; threads?: number } = {}): LevelsResult {
   const n = outLists.nodeCount;
   const offsets = requireOffsets(outLists);
-  const { samples, segments, segmentBytes } = outLists;
   const limit = options.maxLevel ?? Infinity;
   if (!(limit >= 0)) throw new OptionError('max-level', `must be a non-negative integer, got ${limit}`);
-  const level = new Int32Array(n).fill(-1);
-  const queue = new Int32Array(n);
+  const threads = options.threads ?? (outLists.linkCount >= PARALLEL_BFS_LINKS ? defaultThreads() : 1);
+  const level = sharedInt32(n).fill(-1);
+  const queue = sharedInt32(n);
   let tail = 0;
   for (let i = 0; i < roots.length; i++) {
     const r = roots[i]!;
@@ -38,47 +57,71 @@ export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, 
     }
   }
   const histogram: number[] = tail > 0 ? [tail] : [];
-  let head = 0;
-  let depth = 0;
-  while (head < tail && depth < limit) {
-    const levelEnd = tail;
-    depth++;
-    while (head < levelEnd) {
-      const v = queue[head++]!;
-      const start = samples[(v / SAMPLE) | 0]!;
-      const segment = Math.floor(start / segmentBytes);
-      const bytes = segments[segment]!;
-      let p = start - segment * segmentBytes + offsets[v]!;
-      let b = bytes[p++]!;
-      let header = b & 0x7f;
-      let shift = 7;
+  const data: CompactBfsData = { segments: outLists.segments, samples: outLists.samples, offsets, layout: new Float64Array(new SharedArrayBuffer(8)).fill(outLists.segmentBytes), level, queue, state: sharedInt32(STATE_SLOTS) };
+  data.state.set([0, tail, 0, Number.isFinite(limit) ? Math.min(limit, 2 ** 31 - 1) : 2 ** 31 - 1, tail]);
+  runParallel('levels-bfs-compact', data, threads, (context) => compactBfsThread(context, (size) => histogram.push(size)));
+  tail = data.state[TAIL]!;
+  return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+}
+
+/** One thread of compactLevels (also run by the worker threads). */
+export function compactBfsThread(context: TaskContext<CompactBfsData>, onLevel?: (size: number) => void): void {
+  const { segments, samples, offsets, layout, level, queue } = context.data;
+  const segmentBytes = layout[0]!;
+  levelLoop(context, (lo, hi, depth, batch, flush) => scanCompact(lo, hi, depth, queue, segments, samples, offsets, segmentBytes, level, batch, flush), onLevel);
+}
+
+function scanCompact(
+  lo: number,
+  hi: number,
+  depth: number,
+  queue: Int32Array,
+  segments: Uint8Array[],
+  samples: Float64Array,
+  offsets: Uint32Array,
+  segmentBytes: number,
+  level: Int32Array,
+  batch: Int32Array,
+  flush: (found: number) => void,
+): number {
+  let found = 0;
+  for (let i = lo; i < hi; i++) {
+    const v = queue[i]!;
+    const start = samples[(v / SAMPLE) | 0]!;
+    const segment = Math.floor(start / segmentBytes);
+    const bytes = segments[segment]!;
+    let p = start - segment * segmentBytes + offsets[v]!;
+    let b = bytes[p++]!;
+    let header = b & 0x7f;
+    let shift = 7;
+    while (b >= 0x80) {
+      b = bytes[p++]!;
+      header |= (b & 0x7f) << shift;
+      shift += 7;
+    }
+    const degree = (header >>> 0) >>> 1;
+    let w = 0;
+    for (let k = 0; k < degree; k++) {
+      b = bytes[p++]!;
+      let value = b & 0x7f;
+      shift = 7;
       while (b >= 0x80) {
         b = bytes[p++]!;
-        header |= (b & 0x7f) << shift;
+        value |= (b & 0x7f) << shift;
         shift += 7;
       }
-      const degree = (header >>> 0) >>> 1;
-      let w = 0;
-      for (let i = 0; i < degree; i++) {
-        b = bytes[p++]!;
-        let value = b & 0x7f;
-        shift = 7;
-        while (b >= 0x80) {
-          b = bytes[p++]!;
-          value |= (b & 0x7f) << shift;
-          shift += 7;
-        }
-        value >>>= 0;
-        w = i === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : w + value + 1;
-        if (level[w] === -1) {
-          level[w] = depth;
-          queue[tail++] = w;
+      value >>>= 0;
+      w = k === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : w + value + 1;
+      if (level[w] === -1 && Atomics.compareExchange(level, w, -1, depth) === -1) {
+        batch[found++] = w;
+        if (found === BATCH) {
+          flush(found);
+          found = 0;
         }
       }
     }
-    if (tail > levelEnd) histogram.push(tail - levelEnd);
   }
-  return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+  return found;
 }
 
 /** A copy of `array` twice as long. */

@@ -96,14 +96,14 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
 }
 
 /** state[]: the level being expanded is queue[HEAD, LEVEL_END); TAIL: where the next level's pages go. */
-const HEAD = 0;
-const LEVEL_END = 1;
-const DEPTH = 2;
-const LIMIT = 3;
-const TAIL = 4;
-const STATE_SLOTS = 5;
+export const HEAD = 0;
+export const LEVEL_END = 1;
+export const DEPTH = 2;
+export const LIMIT = 3;
+export const TAIL = 4;
+export const STATE_SLOTS = 5;
 /** Pages a thread collects before reserving room for them in the queue. */
-const BATCH = 4096;
+export const BATCH = 4096;
 
 /** What the threads of a search share (task 'levels-bfs'). */
 export interface BfsData {
@@ -124,8 +124,40 @@ export interface BfsData {
  * and the pages reached do not.
  */
 export function bfsThread(context: TaskContext<BfsData>, onLevel?: (size: number) => void): void {
+  const { outOffsets, outTargets, level } = context.data;
+  levelLoop(context, (lo, hi, depth, batch, flush) => scanRows(lo, hi, depth, context.data.queue, outOffsets, outTargets, level, batch, flush), onLevel);
+}
+
+/**
+ * Claims the unvisited successors of queue[lo..hi) for level `depth` into `batch`, calling `flush`
+ * when it is full; returns how many it holds at the end. One per graph form (plain rows, compact
+ * lists), each monomorphic: the loop over a page's links stays inside it.
+ */
+export type LevelScan = (lo: number, hi: number, depth: number, batch: Int32Array, flush: (found: number) => void) => number;
+
+function scanRows(lo: number, hi: number, depth: number, queue: Int32Array, outOffsets: Uint32Array, outTargets: Int32Array, level: Int32Array, batch: Int32Array, flush: (found: number) => void): number {
+  let found = 0;
+  for (let i = lo; i < hi; i++) {
+    const v = queue[i]!;
+    const end = outOffsets[v + 1]!;
+    for (let e = outOffsets[v]!; e < end; e++) {
+      const w = outTargets[e]!;
+      if (level[w] === -1 && Atomics.compareExchange(level, w, -1, depth) === -1) {
+        batch[found++] = w;
+        if (found === BATCH) {
+          flush(found);
+          found = 0;
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** The level-synchronous loop of every thread of a search, whatever the graph's form (`scan`). */
+export function levelLoop(context: TaskContext<{ queue: Int32Array; state: Int32Array }>, scan: LevelScan, onLevel?: (size: number) => void): void {
   const { data, thread, threads, barrier } = context;
-  const { outOffsets, outTargets, level, queue, state } = data;
+  const { queue, state } = data;
   const batch = new Int32Array(BATCH);
   const limit = state[LIMIT]!;
   for (;;) {
@@ -136,24 +168,12 @@ export function bfsThread(context: TaskContext<BfsData>, onLevel?: (size: number
     const count = levelEnd - head;
     const lo = head + Math.floor((count * thread) / threads);
     const hi = head + Math.floor((count * (thread + 1)) / threads);
-    let found = 0;
-    const flush = (): void => {
+    const flush = (found: number): void => {
       const at = Atomics.add(state, TAIL, found);
       queue.set(found === BATCH ? batch : batch.subarray(0, found), at);
-      found = 0;
     };
-    for (let i = lo; i < hi; i++) {
-      const v = queue[i]!;
-      const end = outOffsets[v + 1]!;
-      for (let e = outOffsets[v]!; e < end; e++) {
-        const w = outTargets[e]!;
-        if (level[w] === -1 && Atomics.compareExchange(level, w, -1, depth) === -1) {
-          batch[found++] = w;
-          if (found === BATCH) flush();
-        }
-      }
-    }
-    if (found > 0) flush();
+    const found = scan(lo, hi, depth, batch, flush);
+    if (found > 0) flush(found);
     barrierWait(barrier, threads);
     if (thread === 0) {
       const tail = Atomics.load(state, TAIL);

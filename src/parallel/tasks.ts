@@ -9,6 +9,7 @@ import { compactPowerThread } from '../analysis/pagerank-compact.js';
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
 import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
+import { compactBfsThread } from '../analysis/compact-search.js';
 import { hyperBallThread } from '../analysis/hyperball.js';
 import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
@@ -41,6 +42,7 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'montecarlo-walks': simulateWalks,
   'scc-pivot-reach': pivotReachThread,
   'levels-bfs': bfsThread,
+  'levels-bfs-compact': compactBfsThread as ParallelKernel,
   hyperball: hyperBallThread as ParallelKernel,
   'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

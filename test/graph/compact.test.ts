@@ -124,9 +124,11 @@ describe('compact graph', () => {
       const out = compactOutListsFromGraph(graph, { segmentBytes: 1 << 16 });
       assert.ok(out.segments.length > 1);
       const plain = levels(graph, roots, { threads: 1 });
-      const compact = compactLevels(out, roots);
-      assert.deepEqual(compact.histogram, plain.histogram);
-      assert.deepEqual(compact.level, plain.level);
+      for (const threads of [1, 2]) {
+        const compact = compactLevels(out, roots, { threads });
+        assert.deepEqual(compact.histogram, plain.histogram);
+        assert.deepEqual(compact.level, plain.level);
+      }
       const limited = compactLevels(out, roots, { maxLevel: 3 });
       assert.deepEqual(limited.histogram, levels(graph, roots, { threads: 1, maxLevel: 3 }).histogram);
       const a = compactScc(out);
