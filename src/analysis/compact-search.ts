@@ -11,11 +11,11 @@
  * holds more than a fraction of the pages).
  */
 import { OptionError } from '../errors.js';
-import { type CompactLists, SAMPLE } from '../graph/compact.js';
-import { BATCH, type LevelsResult, PARALLEL_BFS_LINKS, STATE_SLOTS, TAIL, levelLoop } from './levels.js';
+import { type CompactLists, SAMPLE, readVarint, varintLength } from '../graph/compact.js';
+import { BATCH, type LevelsResult, PARALLEL_BFS_LINKS, STATE_SLOTS, TAIL, levelLoop, seedRoots } from './levels.js';
 import { type TaskContext, defaultThreads, runParallel } from '../parallel/pool.js';
 import { sharedInt32 } from '../parallel/shared-memory.js';
-import type { SccResult } from './scc.js';
+import { type SccResult, sccResult } from './scc.js';
 
 function requireOffsets(lists: CompactLists): Uint32Array {
   if (lists.offsets === null) throw new RangeError('a search over compact lists needs their per-page offsets');
@@ -47,15 +47,7 @@ export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, 
   const threads = options.threads ?? (outLists.linkCount >= PARALLEL_BFS_LINKS ? defaultThreads() : 1);
   const level = sharedInt32(n).fill(-1);
   const queue = sharedInt32(n);
-  let tail = 0;
-  for (let i = 0; i < roots.length; i++) {
-    const r = roots[i]!;
-    if (!(r >= 0 && r < n)) throw new OptionError('root', `page id ${r} is outside 0..${n - 1}`);
-    if (level[r] === -1) {
-      level[r] = 0;
-      queue[tail++] = r;
-    }
-  }
+  let tail = seedRoots(roots, level, queue);
   const histogram: number[] = tail > 0 ? [tail] : [];
   const data: CompactBfsData = { segments: outLists.segments, samples: outLists.samples, offsets, layout: new Float64Array(new SharedArrayBuffer(8)).fill(outLists.segmentBytes), level, queue, state: sharedInt32(STATE_SLOTS) };
   data.state.set([0, tail, 0, Number.isFinite(limit) ? Math.min(limit, 2 ** 31 - 1) : 2 ** 31 - 1, tail]);
@@ -90,21 +82,14 @@ function scanCompact(
     const start = samples[(v / SAMPLE) | 0]!;
     const segment = Math.floor(start / segmentBytes);
     const bytes = segments[segment]!;
-    let p = start - segment * segmentBytes + offsets[v]!;
-    let b = bytes[p++]!;
-    let header = b & 0x7f;
-    let shift = 7;
-    while (b >= 0x80) {
-      b = bytes[p++]!;
-      header |= (b & 0x7f) << shift;
-      shift += 7;
-    }
-    const degree = (header >>> 0) >>> 1;
+    const header = readVarint(bytes, start - segment * segmentBytes + offsets[v]!);
+    let p = start - segment * segmentBytes + offsets[v]! + varintLength(header);
+    const degree = header >>> 1;
     let w = 0;
     for (let k = 0; k < degree; k++) {
-      b = bytes[p++]!;
+      let b = bytes[p++]!;
       let value = b & 0x7f;
-      shift = 7;
+      let shift = 7;
       while (b >= 0x80) {
         b = bytes[p++]!;
         value |= (b & 0x7f) << shift;
@@ -153,39 +138,38 @@ export function compactScc(outLists: CompactLists): SccResult {
   const sizes: number[] = [];
   let counter = 0;
   let count = 0;
-  /** Pushes page w on both stacks, its list's decoding at its start. */
-  const bytesOf = (v: number): Uint8Array => segments[Math.floor(samples[(v / SAMPLE) | 0]! / segmentBytes)]!;
   let stackSize = 0;
+  let depth = 0;
+  /** Enters page w: numbered, on Tarjan's stack, and on the call stack with its list's decoding at the start. */
+  const enter = (w: number): Uint8Array => {
+    if (stackSize === stack.length) stack = grown(stack);
+    if (depth === callPage.length) {
+      callPage = grown(callPage);
+      callAt = grown(callAt);
+      callLeft = grown(callLeft);
+      callLast = grown(callLast);
+    }
+    index[w] = low[w] = counter++;
+    stack[stackSize++] = w;
+    const start = samples[(w / SAMPLE) | 0]!;
+    const segment = Math.floor(start / segmentBytes);
+    const bytes = segments[segment]!;
+    const at = start - segment * segmentBytes + offsets[w]!;
+    const header = readVarint(bytes, at);
+    callPage[depth] = w;
+    callAt[depth] = at + varintLength(header);
+    callLeft[depth] = header >>> 1;
+    callLast[depth] = -1;
+    depth++;
+    return bytes;
+  };
+  const bytesOf = (v: number): Uint8Array => segments[Math.floor(samples[(v / SAMPLE) | 0]! / segmentBytes)]!;
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
-    let depth = 0;
-    // Enter root.
-    let v = root;
-    index[v] = low[v] = counter++;
-    stack[stackSize++] = v;
-    {
-      const start = samples[(v / SAMPLE) | 0]!;
-      const segment = Math.floor(start / segmentBytes);
-      const bytes = segments[segment]!;
-      let p = start - segment * segmentBytes + offsets[v]!;
-      let b = bytes[p++]!;
-      let header = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[p++]!;
-        header |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      callPage[0] = v;
-      callAt[0] = p;
-      callLeft[0] = (header >>> 0) >>> 1;
-      callLast[0] = -1;
-    }
-    depth = 1;
-    let bytes = bytesOf(v);
+    let bytes = enter(root);
     while (depth > 0) {
       const top = depth - 1;
-      v = callPage[top]!;
+      const v = callPage[top]!;
       if (callLeft[top]! > 0) {
         // The next neighbour of v.
         let p = callAt[top]!;
@@ -203,34 +187,8 @@ export function compactScc(outLists: CompactLists): SccResult {
         callAt[top] = p;
         callLeft[top]!--;
         callLast[top] = w;
-        if (index[w] === -1) {
-          if (stackSize === stack.length) stack = grown(stack);
-          if (depth === callPage.length) {
-            callPage = grown(callPage);
-            callAt = grown(callAt);
-            callLeft = grown(callLeft);
-            callLast = grown(callLast);
-          }
-          index[w] = low[w] = counter++;
-          stack[stackSize++] = w;
-          const start = samples[(w / SAMPLE) | 0]!;
-          const segment = Math.floor(start / segmentBytes);
-          bytes = segments[segment]!;
-          let q = start - segment * segmentBytes + offsets[w]!;
-          b = bytes[q++]!;
-          let header = b & 0x7f;
-          shift = 7;
-          while (b >= 0x80) {
-            b = bytes[q++]!;
-            header |= (b & 0x7f) << shift;
-            shift += 7;
-          }
-          callPage[depth] = w;
-          callAt[depth] = q;
-          callLeft[depth] = (header >>> 0) >>> 1;
-          callLast[depth] = -1;
-          depth++;
-        } else if (component[w] === -1 && index[w]! < low[v]!) {
+        if (index[w] === -1) bytes = enter(w);
+        else if (component[w] === -1 && index[w]! < low[v]!) {
           // w is still on Tarjan's stack: same component as v, or an ancestor's.
           low[v] = index[w]!;
         }
@@ -255,13 +213,5 @@ export function compactScc(outLists: CompactLists): SccResult {
       }
     }
   }
-  let largestId = -1;
-  let largest = 0;
-  for (let c = 0; c < count; c++) {
-    if (sizes[c]! > largest) {
-      largest = sizes[c]!;
-      largestId = c;
-    }
-  }
-  return { component, count, sizes: Int32Array.from(sizes), largestId, largest };
+  return sccResult(component, count, Int32Array.from(sizes));
 }

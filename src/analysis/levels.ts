@@ -48,15 +48,7 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
   const parallel = threads > 1 && isShared(graph.outOffsets) && isShared(graph.outTargets);
   const level = parallel ? sharedInt32(n).fill(-1) : new Int32Array(n).fill(-1);
   const queue = parallel ? sharedInt32(n) : new Int32Array(n);
-  let tail = 0;
-  for (let i = 0; i < roots.length; i++) {
-    const r = roots[i]!;
-    if (!(r >= 0 && r < n)) throw new OptionError('root', `page id ${r} is outside 0..${n - 1}`);
-    if (level[r] === -1) {
-      level[r] = 0;
-      queue[tail++] = r;
-    }
-  }
+  let tail = seedRoots(roots, level, queue);
   const histogram: number[] = tail > 0 ? [tail] : [];
   if (parallel) {
     const data: BfsData = {
@@ -93,6 +85,21 @@ export function levels(graph: Graph, roots: ArrayLike<number>, options: LevelsOp
     if (tail > levelEnd) histogram.push(tail - levelEnd);
   }
   return { level, histogram, reached: tail, unreachable: n - tail, maxLevel: histogram.length - 1 };
+}
+
+/** Puts the distinct roots at level 0, first in the queue; returns how many. */
+export function seedRoots(roots: ArrayLike<number>, level: Int32Array, queue: Int32Array): number {
+  const n = level.length;
+  let tail = 0;
+  for (let i = 0; i < roots.length; i++) {
+    const r = roots[i]!;
+    if (!(r >= 0 && r < n)) throw new OptionError('root', `page id ${r} is outside 0..${n - 1}`);
+    if (level[r] === -1) {
+      level[r] = 0;
+      queue[tail++] = r;
+    }
+  }
+  return tail;
 }
 
 /** state[]: the level being expanded is queue[HEAD, LEVEL_END); TAIL: where the next level's pages go. */

@@ -7,7 +7,7 @@
  * Uniform teleportation and dangling spread (Google's PageRank); threads own ranges of pages cut at
  * sampled offsets, balanced by encoded bytes.
  */
-import { type CompactLists, CompactListsWriter, SAMPLE, decodeList, forEachList, skipVarints, transposeDegrees } from '../graph/compact.js';
+import { type CompactLists, CompactListsWriter, SAMPLE, forEachDecodedList, transposeDegrees } from '../graph/compact.js';
 import { PAGERANK_DEFAULTS, normalise } from './pagerank.js';
 import { powerLoop } from './pagerank-power.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
@@ -381,15 +381,11 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
   for (let v = 0; v < n; v++) if (coreId[v]! >= 0) coreDegree[coreId[v]!] = outDegree[v]!;
   const toDangling = sharedInt32(coreCount);
   const writer = new CompactListsWriter(coreCount, { offsets: false, segmentBytes: lists.segmentBytes });
-  let buffer = new Int32Array(1024);
-  forEachList(lists, 0, n, (v, degree, bytes, p) => {
-    if (buffer.length < degree) buffer = new Int32Array(Math.max(degree, 2 * buffer.length));
-    const end = decodeList(bytes, p, v, degree, buffer);
+  forEachDecodedList(lists, (v, list, degree) => {
     if (coreId[v]! >= 0) {
-      for (let i = 0; i < degree; i++) buffer[i] = coreId[buffer[i]!]!;
-      writer.add(buffer, degree);
-    } else for (let i = 0; i < degree; i++) toDangling[coreId[buffer[i]!]!]!++;
-    return end;
+      for (let i = 0; i < degree; i++) list[i] = coreId[list[i]!]!;
+      writer.add(list, degree);
+    } else for (let i = 0; i < degree; i++) toDangling[coreId[list[i]!]!]!++;
   });
   const core = writer.finish();
   const coreBytes = core.samples[core.samples.length - 1]!;
@@ -404,18 +400,14 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
   // The last step's inputs: the contributions of iterate K - 1 (z^k sits in zA for even k) and its dangling mass.
   const contributions = (iterations - 1) % 2 === 0 ? data.zA : data.zB;
   const constant = (c * data.result[3]!) / n + (1 - c) / n;
-  forEachList(lists, 0, n, (v, degree, bytes, p) => {
+  forEachDecodedList(lists, (v, list, degree) => {
     const r = coreId[v]!;
-    if (r >= 0) {
-      scores[v] = run.scores[r]!;
-      return skipVarints(bytes, p, degree);
+    if (r >= 0) scores[v] = run.scores[r]!;
+    else {
+      let sum = 0;
+      for (let i = 0; i < degree; i++) sum += contributions[coreId[list[i]!]!]!;
+      scores[v] = c * sum + constant;
     }
-    if (buffer.length < degree) buffer = new Int32Array(Math.max(degree, 2 * buffer.length));
-    const end = decodeList(bytes, p, v, degree, buffer);
-    let sum = 0;
-    for (let i = 0; i < degree; i++) sum += contributions[coreId[buffer[i]!]!]!;
-    scores[v] = c * sum + constant;
-    return end;
   });
   normalise(scores);
   return {

@@ -175,7 +175,8 @@ export class TarjanSearch {
   }
 }
 
-function sccResult(component: Int32Array, count: number, sizes: Int32Array): SccResult {
+/** The result of a search that numbered `count` components of these sizes (the largest found here). */
+export function sccResult(component: Int32Array, count: number, sizes: Int32Array): SccResult {
   let largestId = -1;
   let largest = 0;
   for (let c = 0; c < count; c++) {

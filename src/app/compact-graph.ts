@@ -15,6 +15,7 @@ import { CompactFile } from '../formats/compact-file.js';
 import { compactBytes, compactDegrees, transposeDegrees } from '../graph/compact.js';
 import type { Labels } from '../graph/labels.js';
 import type { AppContext } from './context.js';
+import type { StatsJson } from './stats.js';
 
 /** A structure an analysis held, and its size. */
 export interface StructureBytes {
@@ -56,24 +57,12 @@ function withFile<T>(path: string, work: (file: CompactFile) => T): T {
   }
 }
 
-export interface CompactStatsJson {
-  file: string;
+/** `stats --json` of a compact graph: the plain contract, plus the bytes of each structure held. */
+export type CompactStatsJson = Omit<StatsJson, 'format' | 'memory' | 'weighted'> & {
   format: 'compact';
-  nodes: number;
-  edges: number;
-  selfLoopsDropped: number;
-  duplicatesDropped: number;
-  danglingNodes: number;
-  scc: { count: number; largest: number };
-  unreferencedNodes: number;
-  isolatedNodes: number;
-  meanDegree: number;
-  maxInDegree: number;
-  maxOutDegree: number;
   weighted: false;
-  memory: { graphBytes: number; bytesPerEdge: number; structures: StructureBytes[] };
-  timings: { load: number; analysis: number };
-}
+  memory: StatsJson['memory'] & { structures: StructureBytes[] };
+};
 
 /** `stats` of a compact graph: degrees from the out-lists' headers and a count over them, SCCs by Tarjan over them. */
 export function compactStats(path: string, context: AppContext = {}): CompactStatsJson {

@@ -18,7 +18,8 @@
  * 8 per page, against 12-24 for the text and WebGraph readers.
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { FileNotFoundError, InputFormatError } from '../errors.js';
+import { InputFormatError } from '../errors.js';
+import { openForReading } from './file-stream.js';
 import { type BuiltGraph, buildFromRows } from '../graph/builder.js';
 import type { Csr } from '../graph/csr.js';
 import { IdentityLabels } from '../graph/labels.js';
@@ -35,13 +36,7 @@ export function isAdjacencyPath(path: string): boolean {
 
 /** Reads a `.wgadj` file into a graph with identity labels. */
 export function readAdjacencyFile(path: string): BuiltGraph {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new FileNotFoundError(path, code === 'ENOENT' ? 'no such file' : `cannot read: ${(error as Error).message}`);
-  }
+  const fd = openForReading(path);
   try {
     const size = fstatSync(fd).size;
     const header = Buffer.alloc(ADJACENCY_HEADER_BYTES);

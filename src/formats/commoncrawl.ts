@@ -85,6 +85,35 @@ export interface CommonCrawlOptions extends BuildOptions {
 }
 
 /** Reads a Common Crawl graph: its vertices (labels in reversed notation) and its edges, parts in name order. */
+/**
+ * Streams Common Crawl's edge part files: `onEdge(from, to)` for every `from<TAB>to` line, each id
+ * checked against the n vertices (file:line errors); `onFileDone` after each file.
+ */
+export async function readCommonCrawlEdges(
+  files: readonly string[],
+  n: number,
+  onEdge: (from: number, to: number) => void,
+  onProgress?: (p: StreamProgress) => void,
+  onFileDone?: (file: string) => Promise<void>,
+): Promise<void> {
+  for (const file of files) {
+    const splitter = new LineSplitter((buffer, start, end, line) => {
+      if (end > start && buffer[end - 1] === 13) end--;
+      if (end === start) return;
+      const tab = buffer.indexOf(9, start);
+      if (tab < 0 || tab >= end) throw new InputFormatError(file, line, 'expected from<TAB>to');
+      const from = parseId(buffer, start, tab);
+      const to = parseId(buffer, tab + 1, end);
+      if (from < 0 || to < 0) throw new InputFormatError(file, line, 'expected two vertex ids, from<TAB>to');
+      if (from >= n || to >= n) throw new InputFormatError(file, line, `vertex ${Math.max(from, to)} is not in the vertices file (ids 0 to ${n - 1})`);
+      onEdge(from, to);
+    }, file);
+    await streamFile(file, (chunk) => splitter.write(chunk), { where: () => splitter.lineNumber + 1, ...(onProgress === undefined ? {} : { onProgress }) });
+    splitter.end();
+    await onFileDone?.(file);
+  }
+}
+
 export async function readCommonCrawl(path: string, options: CommonCrawlOptions = {}): Promise<CommonCrawlGraph> {
   const files = await findCommonCrawlFiles(path);
   if (files === null) {
@@ -151,22 +180,9 @@ export async function readCommonCrawl(path: string, options: CommonCrawlOptions 
   }
 
   const edges = new EdgeBuffer(false);
-  for (const file of files.edges) {
-    const splitter = new LineSplitter((buffer, start, end, line) => {
-      if (end > start && buffer[end - 1] === 13) end--;
-      if (end === start) return;
-      const tab = buffer.indexOf(9, start);
-      if (tab < 0 || tab >= end) throw new InputFormatError(file, line, 'expected from<TAB>to');
-      const from = parseId(buffer, start, tab);
-      const to = parseId(buffer, tab + 1, end);
-      if (from < 0 || to < 0) throw new InputFormatError(file, line, 'expected two vertex ids, from<TAB>to');
-      if (from >= n || to >= n) throw new InputFormatError(file, line, `vertex ${Math.max(from, to)} is not in the vertices file (ids 0 to ${n - 1})`);
-      edges.push(from, to);
-    }, file);
-    await streamFile(file, (chunk) => splitter.write(chunk), { where: () => splitter.lineNumber + 1, onProgress: (p) => progress(edges.length)(p) });
-    splitter.end();
+  await readCommonCrawlEdges(files.edges, n, (from, to) => edges.push(from, to), (p) => progress(edges.length)(p), async (file) => {
     doneBytes += await fileSize(file);
-  }
+  });
   const built = buildFromEdges(n, edges, names === null ? builder.finish() : new TextLabels(names), options);
   const hostCounts = counts === null ? null : Int32Array.from(counts as number[]);
   return { ...built, level: hostCounts === null ? 'host' : 'domain', hostCounts, files };

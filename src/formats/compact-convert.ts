@@ -9,17 +9,17 @@
  * - WebGraph BV files and edge lists with text ids (URLs): read as a plain graph first (a text id
  *   needs its name table in memory anyway), then encoded.
  */
-import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ExitCode, InputFormatError, OptionError, WgaError } from '../errors.js';
 import { type CompactLists, type CompactListsWriter, transposeCompact } from '../graph/compact.js';
 import { FrontCodedLabels, FrontCodedLabelsBuilder } from '../graph/front-coded-labels.js';
 import { IdentityLabels, IntegerLabels } from '../graph/labels.js';
 import { ADJACENCY_HEADER_BYTES, ADJACENCY_MAGIC } from './adjacency-binary.js';
-import { findCommonCrawlFiles } from './commoncrawl.js';
+import { findCommonCrawlFiles, readCommonCrawlEdges } from './commoncrawl.js';
 import { CompactFileWriter, type CompactFileHeader } from './compact-file.js';
 import { ExternalPairSorter } from './external-sort.js';
-import { LineSplitter, streamFile } from './file-stream.js';
+import { LineSplitter, openForReading, streamFile } from './file-stream.js';
 import { type LoadOptions, detectFormat, loadGraph } from './load.js';
 
 export interface ConvertOptions extends Omit<LoadOptions, 'onProgress'> {
@@ -343,21 +343,7 @@ export async function convertToCompact(input: string, output: string, options: C
     const sorter = new ExternalPairSorter(tmp, options.runLinks);
     let writer: CompactFileWriter | null = null;
     try {
-      for (const file of edges) {
-        const splitter = new LineSplitter((buffer, start, lineEnd, line) => {
-          const end = lineEnd > start && buffer[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
-          if (end === start) return;
-          const tab = buffer.indexOf(9, start);
-          if (tab < 0 || tab >= end) throw new InputFormatError(file, line, 'expected from<TAB>to');
-          const from = parseUint(buffer, start, tab);
-          const to = parseUint(buffer, tab + 1, end);
-          if (from < 0 || to < 0) throw new InputFormatError(file, line, 'expected two vertex ids, from<TAB>to');
-          if (from >= n || to >= n) throw new InputFormatError(file, line, `vertex ${Math.max(from, to)} is not in the vertices file (ids 0 to ${n - 1})`);
-          sorter.add(from, to);
-        }, file);
-        await streamFile(file, (chunk) => splitter.write(chunk), { where: () => splitter.lineNumber + 1 });
-        splitter.end();
-      }
+      await readCommonCrawlEdges(edges, n, (from, to) => sorter.add(from, to));
       writer = new CompactFileWriter(output);
       const outWriter = writer.beginLists('out', n, { keep: true, offsets: true, ...listOptions(options) });
       const builderOut = new OutListBuilder(outWriter, (id) => id);
@@ -406,12 +392,7 @@ function loadOptions(options: ConvertOptions): LoadOptions {
 }
 
 function fileSizeSync(path: string): number {
-  const fd = openSync(path, 'r');
-  try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
-  }
+  return statSync(path).size;
 }
 
 /** A `.wgadj` file row by row: rows sorted and cleaned as they are read (they are out-lists already). */
@@ -422,12 +403,7 @@ function convertAdjacency(
   report: (route: string, header: CompactFileHeader, extra: { selfLoops: number; duplicates: number; runs: number }) => ConvertReport,
   fail: (writer: CompactFileWriter | null, error: unknown) => never,
 ): ConvertReport {
-  let fd: number;
-  try {
-    fd = openSync(input, 'r');
-  } catch (error) {
-    return fail(null, new InputFormatError(input, undefined, `cannot read: ${(error as Error).message}`));
-  }
+  const fd = openForReading(input);
   let writer: CompactFileWriter | null = null;
   try {
     const header = Buffer.alloc(ADJACENCY_HEADER_BYTES);

@@ -20,10 +20,11 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } fr
 import { FileNotFoundError, InputFormatError } from '../errors.js';
 import { type CompactLists, CompactListsWriter, type CompactWriterOptions, SAMPLE } from '../graph/compact.js';
 import { FrontCodedLabels, LABEL_BLOCK } from '../graph/front-coded-labels.js';
+import { openForReading } from './file-stream.js';
 import type { Labels } from '../graph/labels.js';
 import { IdentityLabels, IntegerLabels } from '../graph/labels.js';
 import { type BuiltGraph, buildFromRows } from '../graph/builder.js';
-import { decodeList, forEachList } from '../graph/compact.js';
+import { decodeList, forEachList, readVarint, varintLength } from '../graph/compact.js';
 
 export const COMPACT_MAGIC = 'WGACMP1\n';
 /** Room for the magic, the length and the JSON header. */
@@ -227,13 +228,7 @@ export class CompactFile {
   }
 
   static open(path: string): CompactFile {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new FileNotFoundError(path, code === 'ENOENT' ? 'no such file' : `cannot read: ${(error as Error).message}`);
-    }
+    const fd = openForReading(path);
     try {
       const size = fstatSync(fd).size;
       const head = Buffer.alloc(12);
@@ -333,37 +328,11 @@ export class CompactFile {
     const [offsetsAt] = this.sectionOf(`${direction}.offsets`);
     const sample = Buffer.from(this.readAt(samplesAt + 8 * Math.floor(v / SAMPLE), 8)).readDoubleLE(0);
     const offset = Buffer.from(this.readAt(offsetsAt + 4 * v, 4)).readUInt32LE(0);
-    let at = base + sample + offset;
-    let chunk = this.readAt(at, 5);
-    let p = 0;
-    let b = chunk[p++]!;
-    let header = b & 0x7f;
-    let shift = 7;
-    while (b >= 0x80) {
-      b = chunk[p++]!;
-      header |= (b & 0x7f) << shift;
-      shift += 7;
-    }
-    const degree = (header >>> 0) >>> 1;
+    const at = base + sample + offset;
+    const header = readVarint(this.readAt(at, 5), 0);
     // The whole list at once: at most 5 bytes a neighbour.
-    at += p;
-    chunk = this.readAt(at, 5 * degree);
-    p = 0;
-    const list = new Int32Array(degree);
-    let previous = 0;
-    for (let i = 0; i < degree; i++) {
-      let b = chunk[p++]!;
-      let value = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = chunk[p++]!;
-        value |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      value >>>= 0;
-      previous = i === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : previous + value + 1;
-      list[i] = previous;
-    }
+    const list = new Int32Array(header >>> 1);
+    decodeList(this.readAt(at + varintLength(header), 5 * list.length), 0, v, list.length, list);
     return list;
   }
 

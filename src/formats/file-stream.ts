@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, openSync } from 'node:fs';
 import { access, open, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { type ZlibOptions, createGunzip } from 'node:zlib';
@@ -94,6 +94,15 @@ export async function streamFile(
         `truncated or corrupt gzip data (${(error as Error).message}); the file may be incomplete`,
       );
     }
+    throw asFileError(path, error);
+  }
+}
+
+/** Opens a file for reading by descriptor; a missing or unreadable file is a FileNotFoundError naming it. */
+export function openForReading(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (error) {
     throw asFileError(path, error);
   }
 }

@@ -253,16 +253,9 @@ export class CompactCursor {
   }
 
   private read(): number {
-    const bytes = this.bytes;
-    let b = bytes[this.p++]!;
-    let value = b & 0x7f;
-    let shift = 7;
-    while (b >= 0x80) {
-      b = bytes[this.p++]!;
-      value |= (b & 0x7f) << shift;
-      shift += 7;
-    }
-    return value >>> 0;
+    const value = readVarint(this.bytes, this.p);
+    this.p += varintLength(value);
+    return value;
   }
 
   /** Moves to page v's list; returns its degree. */
@@ -322,6 +315,25 @@ export function compactDegrees(lists: CompactLists): Int32Array {
   return degrees;
 }
 
+/** The varint at bytes[p] (7 bits a byte, low bits first); `varintLength` of it is how far it reaches. */
+export function readVarint(bytes: Uint8Array, p: number): number {
+  let q = p;
+  let b = bytes[q++]!;
+  let value = b & 0x7f;
+  let shift = 7;
+  while (b >= 0x80) {
+    b = bytes[q++]!;
+    value |= (b & 0x7f) << shift;
+    shift += 7;
+  }
+  return value >>> 0;
+}
+
+/** Bytes of the varint of `value`. */
+export function varintLength(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
+}
+
 /** The position after `count` varints from p. */
 export function skipVarints(bytes: Uint8Array, p: number, count: number): number {
   let q = p;
@@ -345,27 +357,13 @@ export function forEachList(lists: CompactLists, lo: number, hi: number, visit: 
     let p = start - segment * segmentBytes;
     // From the block's first page to v (lo may fall inside a block).
     for (let u = block * SAMPLE; u < v; u++) {
-      let b = bytes[p++]!;
-      let header = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[p++]!;
-        header |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      p = skipVarints(bytes, p, header >>> 1);
+      const header = readVarint(bytes, p);
+      p = skipVarints(bytes, p + varintLength(header), header >>> 1);
     }
     const blockEnd = Math.min(hi, (block + 1) * SAMPLE);
     for (; v < blockEnd; v++) {
-      let b = bytes[p++]!;
-      let header = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[p++]!;
-        header |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      p = visit(v, header >>> 1, bytes, p);
+      const header = readVarint(bytes, p);
+      p = visit(v, header >>> 1, bytes, p + varintLength(header));
     }
   }
 }
@@ -404,25 +402,21 @@ export function defaultBudgetLinks(): number {
 /** How often each page appears in the lists: its degree in the transpose (out-degrees from in-lists); on shared memory. */
 export function transposeDegrees(lists: CompactLists): Int32Array {
   const degrees = new Int32Array(new SharedArrayBuffer(4 * lists.nodeCount));
-  forEachList(lists, 0, lists.nodeCount, (v, degree, bytes, p) => {
-    let q = p;
-    let previous = 0;
-    for (let i = 0; i < degree; i++) {
-      let b = bytes[q++]!;
-      let value = b & 0x7f;
-      let shift = 7;
-      while (b >= 0x80) {
-        b = bytes[q++]!;
-        value |= (b & 0x7f) << shift;
-        shift += 7;
-      }
-      value >>>= 0;
-      previous = i === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : previous + value + 1;
-      degrees[previous]!++;
-    }
-    return q;
+  forEachDecodedList(lists, (_v, list, degree) => {
+    for (let i = 0; i < degree; i++) degrees[list[i]!]!++;
   });
   return degrees;
+}
+
+/** Every page's list decoded in turn into one reused buffer: `visit(v, buffer, degree)`. */
+export function forEachDecodedList(lists: CompactLists, visit: (v: number, list: Int32Array, degree: number) => void): void {
+  let buffer = new Int32Array(1024);
+  forEachList(lists, 0, lists.nodeCount, (v, degree, bytes, p) => {
+    if (buffer.length < degree) buffer = new Int32Array(Math.max(degree, 2 * buffer.length));
+    const end = decodeList(bytes, p, v, degree, buffer);
+    visit(v, buffer, degree);
+    return end;
+  });
 }
 
 /**
@@ -455,23 +449,11 @@ export function transposeCompact(
     const start = new Float64Array(hi - lo + 1);
     for (let u = lo; u < hi; u++) start[u - lo + 1] = start[u - lo]! + degrees[u]!;
     const fill = start.slice(0, hi - lo);
-    forEachList(lists, 0, n, (v, degree, bytes, p) => {
-      let q = p;
-      let previous = 0;
+    forEachDecodedList(lists, (v, list, degree) => {
       for (let i = 0; i < degree; i++) {
-        let b = bytes[q++]!;
-        let value = b & 0x7f;
-        let shift = 7;
-        while (b >= 0x80) {
-          b = bytes[q++]!;
-          value |= (b & 0x7f) << shift;
-          shift += 7;
-        }
-        value >>>= 0;
-        previous = i === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : previous + value + 1;
-        if (previous >= lo && previous < hi) buffer[fill[previous - lo]!++] = v;
+        const u = list[i]!;
+        if (u >= lo && u < hi) buffer[fill[u - lo]!++] = v;
       }
-      return q;
     });
     for (let u = lo; u < hi; u++) writer.add(buffer.subarray(start[u - lo]!, start[u - lo + 1]!));
     lo = hi;

@@ -102,6 +102,30 @@ export async function compactInput(
   return { path: converted, cleanUp: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * Runs `run` on the compact form when the command's graph calls for it (compactInput) and returns
+ * true; false when the command should read the plain graph.
+ */
+export async function runOnCompactForm(
+  path: string | undefined,
+  options: GraphInputOptions & { compact?: boolean; tmp?: string },
+  run: (compactPath: string, progress: Progress) => void,
+): Promise<boolean> {
+  const progress = new Progress(options.quiet !== true);
+  const compact = await compactInput(path, options, progress);
+  if (compact === null) {
+    progress.done();
+    return false;
+  }
+  try {
+    run(compact.path, progress);
+  } finally {
+    progress.done();
+    compact.cleanUp();
+  }
+  return true;
+}
+
 function structuresTable(structures: Array<{ name: string; bytes: number; bytesPerPage: number; bytesPerLink: number }>): string {
   return table(
     [['structure', 'bytes', 'per page', 'per link'], ...structures.map((s) => [s.name, megabytes(s.bytes), s.bytesPerPage.toFixed(2), s.bytesPerLink.toFixed(3)])],

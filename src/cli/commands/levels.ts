@@ -3,8 +3,7 @@ import { levels } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, nodeUnit, levelsTable, percent, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption } from '../values.js';
-import { Progress } from '../progress.js';
-import { compactInput, runCompactLevels } from './compact.js';
+import { runCompactLevels, runOnCompactForm } from './compact.js';
 
 export type { LevelsJson } from '../../app/structure.js';
 
@@ -29,17 +28,7 @@ export function registerLevels(program: Command): void {
       .option('--tmp <dir>', 'with --compact: where the conversion goes')
       .option('--json', 'print one JSON document'),
   )).action(async (path: string | undefined, options: LevelsOptions) => {
-    const progress = new Progress(options.quiet !== true);
-    const compact = await compactInput(path, options, progress);
-    if (compact !== null) {
-      try {
-        runCompactLevels(compact.path, options, progress);
-      } finally {
-        compact.cleanUp();
-      }
-      return;
-    }
-    progress.done();
+    if (await runOnCompactForm(path, options, (compactPath, progress) => runCompactLevels(compactPath, options, progress))) return;
     const maxLevel = integerOption('--max-level', options.maxLevel, Infinity, 0);
     await withGraph(path, options, async (loaded) => {
       const report = await levels(loaded, { roots: options.root, maxLevel, out: options.out, save: options.save === true });

@@ -4,8 +4,7 @@ import { scc } from '../../app/structure.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, nodeUnit, percent, print, printJson, safeLabel, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
-import { Progress } from '../progress.js';
-import { compactInput, runCompactScc } from './compact.js';
+import { runCompactScc, runOnCompactForm } from './compact.js';
 
 export type { SccJson } from '../../app/structure.js';
 
@@ -28,17 +27,7 @@ export function registerScc(program: Command): void {
       .option('--tmp <dir>', 'with --compact: where the conversion goes')
       .option('--json', 'print one JSON document'),
   )).action(async (path: string | undefined, options: SccOptions) => {
-    const progress = new Progress(options.quiet !== true);
-    const compact = await compactInput(path, options, progress);
-    if (compact !== null) {
-      try {
-        runCompactScc(compact.path, options, progress);
-      } finally {
-        compact.cleanUp();
-      }
-      return;
-    }
-    progress.done();
+    if (await runOnCompactForm(path, options, (compactPath, progress) => runCompactScc(compactPath, options, progress))) return;
     const k = integerOption('--top', options.top, 10, 0);
     await withGraph(path, options, async (loaded) => {
       const report = await scc(loaded, { root: options.root, top: k, save: options.save === true });

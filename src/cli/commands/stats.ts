@@ -5,8 +5,7 @@ import { sharedCrawlInstances } from '../../app/shared-crawl.js';
 import { printShares } from './crawl-shared.js';
 import { type GraphInputOptions, addGraphOptions, withGraph } from '../graph-input.js';
 import { count, megabytes, nodeUnit, percent, print, printJson, seconds, table } from '../output.js';
-import { Progress } from '../progress.js';
-import { compactInput, runCompactStats } from './compact.js';
+import { runCompactStats, runOnCompactForm } from './compact.js';
 
 export function printStats(stats: Omit<StatsJson, 'format'> & { format: string }, unit = 'pages'): void {
   const n = stats.nodes;
@@ -41,17 +40,7 @@ export function registerStats(program: Command): void {
       .option('--tmp <dir>', 'with --compact: where the conversion goes (default: the system\'s temporary directory)')
       .option('--json', 'print one JSON document'),
   ).action(async (path: string | undefined, options: GraphInputOptions & { compact?: boolean; tmp?: string }) => {
-    const progress = new Progress(options.quiet !== true);
-    const compact = await compactInput(path, options, progress);
-    if (compact !== null) {
-      try {
-        runCompactStats(compact.path, options, progress);
-      } finally {
-        compact.cleanUp();
-      }
-      return;
-    }
-    progress.done();
+    if (await runOnCompactForm(path, options, (compactPath, progress) => runCompactStats(compactPath, options, progress))) return;
     await withGraph(path, options, async (source) => {
       const result = await stats(source);
       // A crawl shared by several instances: each one's share of the pages.
