@@ -177,7 +177,12 @@ function writeScores(path: string, header: object, scores: Float64Array): void {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   if (12 + json.length > SCORES_HEADER) throw new RangeError('scores header too long');
   const partial = `${path}.partial`;
-  const fd = openSync(partial, 'w');
+  let fd: number;
+  try {
+    fd = openSync(partial, 'w');
+  } catch (error) {
+    throw new FileNotFoundError(path, `cannot write the scores: ${(error as Error).message}`);
+  }
   try {
     const head = Buffer.alloc(12);
     head.write(SCORES_MAGIC, 0, 'latin1');
