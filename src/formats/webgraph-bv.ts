@@ -279,6 +279,12 @@ export function decodeBvGraph(
 
 /** Reads a BVGraph (`path` = basename or any of its files) into a graph with identity labels. */
 export async function readWebGraph(path: string): Promise<BuiltGraph> {
+  const { nodes, rows } = await readWebGraphRows(path);
+  return buildFromRows(nodes, rows, new IdentityLabels(nodes));
+}
+
+/** A BVGraph's successor lists as stored (4 bytes per link): what the compact form is written from. */
+export async function readWebGraphRows(path: string): Promise<{ nodes: number; rows: Csr }> {
   const files = bvFiles(path);
   const propertiesText = await readFileOr(files.properties);
   const properties = bvPropertiesFrom(parseProperties(propertiesText.toString('utf8')), files.properties);
@@ -293,7 +299,7 @@ export async function readWebGraph(path: string): Promise<BuiltGraph> {
     { graph: files.graph, properties: files.properties, ...(hasOffsets ? { offsets: files.offsets } : {}) },
     offsetsBytes,
   );
-  return buildFromRows(properties.nodes, rows, new IdentityLabels(properties.nodes));
+  return { nodes: properties.nodes, rows };
 }
 
 /** When .properties records the file's digest (files wga wrote), the bytes must have it. */

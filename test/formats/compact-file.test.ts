@@ -135,7 +135,9 @@ describe('compact graph file', () => {
 
       const cnr = testData('cnr-2000', 'cnr-2000.graph');
       const cnrOut = join(tmp.path, 'cnr.wgc');
-      await convertToCompact(cnr, cnrOut, { segmentBytes: 1 << 20, budgetLinks: 1_000_000 });
+      const bvReport = await convertToCompact(cnr, cnrOut, { segmentBytes: 1 << 20, budgetLinks: 1_000_000 });
+      assert.equal(bvReport.route, 'rows');
+      assert.equal(bvReport.selfLoopsDropped, (await loadGraph(cnr)).report.selfLoopsDropped);
       sameGraph(cnrOut, await plain(cnr));
 
       const graph = powerLawGraph({ nodes: 3000, seed: 11 }).graph;
