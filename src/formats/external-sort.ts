@@ -51,8 +51,8 @@ export function radixSortPairs(a: Int32Array, b: Int32Array, length: number, scr
 }
 
 export class ExternalPairSorter {
-  private readonly a: Int32Array;
-  private readonly b: Int32Array;
+  private a: Int32Array;
+  private b: Int32Array;
   private fill = 0;
   private readonly runs: Array<{ path: string; pairs: number }> = [];
   private dir: string | null = null;
@@ -127,7 +127,9 @@ export class ExternalPairSorter {
       this.merge(visit);
     } finally {
       this.cleanUp();
+      // The buffers go with the runs: what follows (the transposition) needs the memory.
       this.scratch = null;
+      this.a = this.b = new Int32Array(0);
     }
   }
 
