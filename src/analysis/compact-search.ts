@@ -135,7 +135,9 @@ export function compactScc(outLists: CompactLists): SccResult {
   let callAt = new Uint32Array(initial);
   let callLeft = new Int32Array(initial);
   let callLast = new Int32Array(initial);
-  const sizes: number[] = [];
+  // Component sizes in a typed array: a host graph has hundreds of millions of components, more than
+  // a JavaScript array holds.
+  let sizes = new Int32Array(initial);
   let counter = 0;
   let count = 0;
   let stackSize = 0;
@@ -203,8 +205,8 @@ export function compactScc(outLists: CompactLists): SccResult {
           component[w] = count;
           size++;
         } while (w !== v);
-        sizes.push(size);
-        count++;
+        if (count === sizes.length) sizes = grown(sizes);
+        sizes[count++] = size;
       }
       if (depth > 0) {
         const parent = callPage[depth - 1]!;
@@ -213,5 +215,5 @@ export function compactScc(outLists: CompactLists): SccResult {
       }
     }
   }
-  return sccResult(component, count, Int32Array.from(sizes));
+  return sccResult(component, count, sizes.slice(0, count));
 }

@@ -352,13 +352,25 @@ export function compactSccOf(path: string, options: { top?: number } = {}, conte
     const load = elapsed(started);
     started = performance.now();
     const result = compactScc(out);
-    const sizes = Array.from(result.sizes).sort((a, b) => b - a);
+    // The largest sizes by one pass (a host graph has hundreds of millions of components).
+    const k = options.top ?? 10;
+    const largest: number[] = [];
+    for (let c = 0; c < result.count; c++) {
+      const size = result.sizes[c]!;
+      if (largest.length === k && size <= largest[k - 1]!) continue;
+      let i = largest.length === k ? k - 1 : largest.length;
+      while (i > 0 && largest[i - 1]! < size) {
+        largest[i] = largest[i - 1]!;
+        i--;
+      }
+      largest[i] = size;
+    }
     return {
       file: path,
       nodes: file.nodeCount,
       count: result.count,
       largest: result.largest,
-      largestSizes: sizes.slice(0, options.top ?? 10),
+      largestSizes: k === 0 ? [] : largest,
       sizeDistribution: componentSizeDistribution(result),
       timings: { load, solve: elapsed(started) },
     };
