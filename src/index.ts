@@ -16,17 +16,16 @@ export { findCommonCrawlFiles, readCommonCrawl } from './formats/commoncrawl.js'
 export { rankPositions as ranksTablePositions, writeRanksTable } from './formats/ranks-table.js';
 export { jackknife } from './analysis/jackknife.js';
 export {
-  type CompactInLists,
   type CompactLists,
   CompactListsWriter,
   compactBytes,
-  compactDegrees,
   compactFromGraph,
   compactOutListsFromGraph,
   encodeInLists,
   encodeLists,
-  inListOf,
+  listBytes,
   listOf,
+  listStart,
   transposeCompact,
   transposeDegrees,
 } from './graph/compact.js';

@@ -11,7 +11,7 @@
  * holds more than a fraction of the pages).
  */
 import { OptionError } from '../errors.js';
-import { type CompactLists, SAMPLE, readVarint, varintLength } from '../graph/compact.js';
+import { type CompactLists, listBytes, listStart, readVarint, varintLength } from '../graph/compact.js';
 import { BATCH, type LevelsResult, PARALLEL_BFS_LINKS, STATE_SLOTS, TAIL, levelLoop, seedRoots } from './levels.js';
 import { type TaskContext, defaultThreads, runParallel } from '../parallel/pool.js';
 import { sharedInt32 } from '../parallel/shared-memory.js';
@@ -59,8 +59,9 @@ export function compactLevels(outLists: CompactLists, roots: ArrayLike<number>, 
 /** One thread of compactLevels (also run by the worker threads). */
 export function compactBfsThread(context: TaskContext<CompactBfsData>, onLevel?: (size: number) => void): void {
   const { segments, samples, offsets, layout, level, queue } = context.data;
-  const segmentBytes = layout[0]!;
-  levelLoop(context, (lo, hi, depth, batch, flush) => scanCompact(lo, hi, depth, queue, segments, samples, offsets, segmentBytes, level, batch, flush), onLevel);
+  // The lists as the worker received their parts.
+  const lists: CompactLists = { nodeCount: level.length, linkCount: 0, segmentBytes: layout[0]!, segments, samples, offsets };
+  levelLoop(context, (lo, hi, depth, batch, flush) => scanCompact(lo, hi, depth, queue, lists, level, batch, flush), onLevel);
 }
 
 function scanCompact(
@@ -68,10 +69,7 @@ function scanCompact(
   hi: number,
   depth: number,
   queue: Int32Array,
-  segments: Uint8Array[],
-  samples: Float64Array,
-  offsets: Uint32Array,
-  segmentBytes: number,
+  lists: CompactLists,
   level: Int32Array,
   batch: Int32Array,
   flush: (found: number) => void,
@@ -79,11 +77,10 @@ function scanCompact(
   let found = 0;
   for (let i = lo; i < hi; i++) {
     const v = queue[i]!;
-    const start = samples[(v / SAMPLE) | 0]!;
-    const segment = Math.floor(start / segmentBytes);
-    const bytes = segments[segment]!;
-    const header = readVarint(bytes, start - segment * segmentBytes + offsets[v]!);
-    let p = start - segment * segmentBytes + offsets[v]! + varintLength(header);
+    const bytes = listBytes(lists, v);
+    const at = listStart(lists, v);
+    const header = readVarint(bytes, at);
+    let p = at + varintLength(header);
     const degree = header >>> 1;
     let w = 0;
     for (let k = 0; k < degree; k++) {
@@ -124,8 +121,7 @@ function grown<T extends Int32Array | Uint32Array>(array: T): T {
  */
 export function compactScc(outLists: CompactLists): SccResult {
   const n = outLists.nodeCount;
-  const offsets = requireOffsets(outLists);
-  const { samples, segments, segmentBytes } = outLists;
+  requireOffsets(outLists);
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const component = new Int32Array(new SharedArrayBuffer(4 * n)).fill(-1);
@@ -153,10 +149,8 @@ export function compactScc(outLists: CompactLists): SccResult {
     }
     index[w] = low[w] = counter++;
     stack[stackSize++] = w;
-    const start = samples[(w / SAMPLE) | 0]!;
-    const segment = Math.floor(start / segmentBytes);
-    const bytes = segments[segment]!;
-    const at = start - segment * segmentBytes + offsets[w]!;
+    const bytes = listBytes(outLists, w);
+    const at = listStart(outLists, w);
     const header = readVarint(bytes, at);
     callPage[depth] = w;
     callAt[depth] = at + varintLength(header);
@@ -165,7 +159,6 @@ export function compactScc(outLists: CompactLists): SccResult {
     depth++;
     return bytes;
   };
-  const bytesOf = (v: number): Uint8Array => segments[Math.floor(samples[(v / SAMPLE) | 0]! / segmentBytes)]!;
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
     let bytes = enter(root);
@@ -211,7 +204,7 @@ export function compactScc(outLists: CompactLists): SccResult {
       if (depth > 0) {
         const parent = callPage[depth - 1]!;
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
-        bytes = bytesOf(parent);
+        bytes = listBytes(outLists, parent);
       }
     }
   }

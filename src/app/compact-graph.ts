@@ -12,7 +12,8 @@ import { compactOutDegrees, compactPageRank } from '../analysis/pagerank-compact
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
-import { compactBytes, compactDegrees, transposeDegrees } from '../graph/compact.js';
+import { compactBytes, transposeDegrees } from '../graph/compact.js';
+import { topK } from '../analysis/top.js';
 import type { Labels } from '../graph/labels.js';
 import type { AppContext } from './context.js';
 import type { StatsJson } from './stats.js';
@@ -75,7 +76,8 @@ export function compactStats(path: string, context: AppContext = {}): CompactSta
     const load = elapsed(started);
     started = performance.now();
     context.onProgress?.({ phase: 'compact', message: 'degrees' });
-    const summary = degreeSummaryOf(transposeDegrees(out), compactDegrees(out), m);
+    const outDegree = new Int32Array(n);
+    const summary = degreeSummaryOf(transposeDegrees(out, outDegree), outDegree, m);
     context.onProgress?.({ phase: 'compact', message: 'strongly connected components' });
     const scc = compactScc(out);
     const analysis = elapsed(started);
@@ -145,33 +147,6 @@ const SCORES_MAGIC = 'WGASCR1\n';
 const SCORES_HEADER = 1 << 16;
 /** How many of the best pages a scores file lists in its header. */
 const SCORES_TOP = 1000;
-
-/** The k best pages (largest score first, smaller id among equals) by one pass with a small heap-free buffer. */
-export function bestPages(scores: Float64Array, k: number): Int32Array {
-  const n = scores.length;
-  const size = Math.min(k, n);
-  const best = new Int32Array(size);
-  let count = 0;
-  const better = (a: number, b: number): boolean => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b);
-  for (let v = 0; v < n; v++) {
-    if (count < size) {
-      let i = count++;
-      while (i > 0 && better(v, best[i - 1]!)) {
-        best[i] = best[i - 1]!;
-        i--;
-      }
-      best[i] = v;
-    } else if (size > 0 && better(v, best[size - 1]!)) {
-      let i = size - 1;
-      while (i > 0 && better(v, best[i - 1]!)) {
-        best[i] = best[i - 1]!;
-        i--;
-      }
-      best[i] = v;
-    }
-  }
-  return best;
-}
 
 function writeScores(path: string, header: object, scores: Float64Array): void {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -253,7 +228,7 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
     const solve = elapsed(started);
     const lumped = rank.core.pages < n;
     const labels = file.labelsInPlace();
-    const best = bestPages(rank.scores, Math.max(options.top ?? 10, options.save === true ? SCORES_TOP : 0));
+    const best = topK(rank.scores, Math.max(options.top ?? 10, options.save === true ? SCORES_TOP : 0));
     const top = Array.from(best.subarray(0, options.top ?? 10), (id, i) => ({ rank: i + 1, id, label: nameOf(labels, id), score: rank.scores[id]! }));
     let saved: string | null = null;
     if (options.save === true) {
@@ -352,25 +327,14 @@ export function compactSccOf(path: string, options: { top?: number } = {}, conte
     const load = elapsed(started);
     started = performance.now();
     const result = compactScc(out);
-    // The largest sizes by one pass (a host graph has hundreds of millions of components).
-    const k = options.top ?? 10;
-    const largest: number[] = [];
-    for (let c = 0; c < result.count; c++) {
-      const size = result.sizes[c]!;
-      if (largest.length === k && size <= largest[k - 1]!) continue;
-      let i = largest.length === k ? k - 1 : largest.length;
-      while (i > 0 && largest[i - 1]! < size) {
-        largest[i] = largest[i - 1]!;
-        i--;
-      }
-      largest[i] = size;
-    }
+    // The largest sizes: the components by size, a heap's pass (a host graph has hundreds of millions).
+    const largest = Array.from(topK(result.sizes.subarray(0, result.count), options.top ?? 10), (c) => result.sizes[c]!);
     return {
       file: path,
       nodes: file.nodeCount,
       count: result.count,
       largest: result.largest,
-      largestSizes: k === 0 ? [] : largest,
+      largestSizes: largest,
       sizeDistribution: componentSizeDistribution(result),
       timings: { load, solve: elapsed(started) },
     };

@@ -39,9 +39,6 @@ export interface CompactLists {
   offsets: Uint32Array | null;
 }
 
-/** @deprecated the name of CompactLists when only in-lists were compact. */
-export type CompactInLists = CompactLists;
-
 /** Bytes held: the encoded lists, the sampled offsets and the per-page offsets. */
 export function compactBytes(lists: CompactLists): number {
   let bytes = lists.samples.byteLength + (lists.offsets?.byteLength ?? 0);
@@ -229,9 +226,15 @@ export function compactOutListsFromGraph(graph: Graph, options: CompactWriterOpt
   return encodeLists(graph.nodeCount, (v) => graph.successors(v), options);
 }
 
-/** Segment index and offset inside it of a global byte offset. */
-export function segmentOf(lists: CompactLists, offset: number): number {
-  return Math.floor(offset / lists.segmentBytes);
+/** The segment holding page v's list. */
+export function listBytes(lists: CompactLists, v: number): Uint8Array {
+  return lists.segments[Math.floor(lists.samples[Math.floor(v / SAMPLE)]! / lists.segmentBytes)]!;
+}
+
+/** Where page v's list starts in listBytes(lists, v) (needs the per-page offsets). */
+export function listStart(lists: CompactLists, v: number): number {
+  const start = lists.samples[Math.floor(v / SAMPLE)]!;
+  return start - Math.floor(start / lists.segmentBytes) * lists.segmentBytes + lists.offsets![v]!;
 }
 
 /**
@@ -261,13 +264,11 @@ export class CompactCursor {
   seek(v: number): number {
     const { lists } = this;
     if (!(v >= 0 && v < lists.nodeCount)) throw new RangeError(`page ${v} outside 0..${lists.nodeCount - 1}`);
-    const block = Math.floor(v / SAMPLE);
-    const start = lists.samples[block]!;
-    const segment = Math.floor(start / lists.segmentBytes);
-    this.bytes = lists.segments[segment]!;
-    this.p = start - segment * lists.segmentBytes;
-    if (lists.offsets !== null) this.p += lists.offsets[v]!;
+    this.bytes = listBytes(lists, v);
+    if (lists.offsets !== null) this.p = listStart(lists, v);
     else {
+      const block = Math.floor(v / SAMPLE);
+      this.p = lists.samples[block]! - Math.floor(lists.samples[block]! / lists.segmentBytes) * lists.segmentBytes;
       for (let u = block * SAMPLE; u < v; u++) {
         const degree = this.read() >>> 1;
         for (let i = 0; i < degree; i++) this.read();
@@ -298,20 +299,6 @@ export function listOf(lists: CompactLists, v: number): Int32Array {
   const list = new Int32Array(cursor.seek(v));
   for (let i = 0; i < list.length; i++) list[i] = cursor.next();
   return list;
-}
-
-/** @deprecated listOf, for in-lists. */
-export const inListOf = listOf;
-
-/** Every page's degree, from the headers (a pass over the bytes, no list kept). */
-export function compactDegrees(lists: CompactLists): Int32Array {
-  const n = lists.nodeCount;
-  const degrees = new Int32Array(new SharedArrayBuffer(4 * n));
-  forEachList(lists, 0, n, (v, degree, bytes, p) => {
-    degrees[v] = degree;
-    return skipVarints(bytes, p, degree);
-  });
-  return degrees;
 }
 
 /** The varint at bytes[p] (7 bits a byte, low bits first); `varintLength` of it is how far it reaches. */
@@ -397,10 +384,14 @@ export function decodeList(bytes: Uint8Array, p: number, v: number, degree: numb
  */
 export const TRANSPOSE_BUDGET_LINKS = 2 ** 28;
 
-/** How often each page appears in the lists: its degree in the transpose (out-degrees from in-lists); on shared memory. */
-export function transposeDegrees(lists: CompactLists): Int32Array {
+/**
+ * How often each page appears in the lists: its degree in the transpose (out-degrees from in-lists);
+ * on shared memory. `listDegrees`, when given, gets every list's own length in the same pass.
+ */
+export function transposeDegrees(lists: CompactLists, listDegrees?: Int32Array): Int32Array {
   const degrees = new Int32Array(new SharedArrayBuffer(4 * lists.nodeCount));
-  forEachDecodedList(lists, (_v, list, degree) => {
+  forEachDecodedList(lists, (v, list, degree) => {
+    if (listDegrees !== undefined) listDegrees[v] = degree;
     for (let i = 0; i < degree; i++) degrees[list[i]!]!++;
   });
   return degrees;

@@ -4,7 +4,7 @@
  * `levels`, `scc`, `top` and `page` when their graph is a `.wgc` file (or `--compact` asks, or
  * the plain arrays would not fit in memory).
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -44,7 +44,6 @@ function memoryBytes(): number {
 async function estimatedLinks(path: string, format: string): Promise<number> {
   try {
     if (format === 'wgadj') {
-      const { openSync, readSync, closeSync } = await import('node:fs');
       const fd = openSync(path, 'r');
       try {
         const header = Buffer.alloc(ADJACENCY_HEADER_BYTES);
