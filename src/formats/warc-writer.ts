@@ -13,7 +13,7 @@
  * marked WARC-Truncated.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { WgaError, ExitCode } from '../errors.js';
@@ -128,12 +128,20 @@ export class WarcWriter implements ExchangeRecorder {
   private ensureFile(): void {
     if (this.fd !== null) return;
     const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-    const name = `${this.options.prefix}-${stamp}-${String(this.serial++).padStart(5, '0')}.warc.gz`;
-    this.path = join(this.directory, name);
-    try {
-      this.fd = openSync(`${this.path}.open`, 'wx');
-    } catch (error) {
-      throw new WgaError(`--warc: cannot create ${this.path}.open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.input);
+    // A name no other writer holds: created exclusively, the next serial when one already has it
+    // (another writer of the same prefix in the same second).
+    let name = '';
+    for (let attempt = 0; this.fd === null; attempt++) {
+      name = `${this.options.prefix}-${stamp}-${String(this.serial++).padStart(5, '0')}.warc.gz`;
+      this.path = join(this.directory, name);
+      try {
+        if (existsSync(this.path)) continue;
+        this.fd = openSync(`${this.path}.open`, 'wx');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' && attempt < 1000) continue;
+        throw new WgaError(`--warc: cannot create ${this.path}.open (${code ?? (error as Error).message})`, ExitCode.input);
+      }
     }
     this.written = 0;
     this.warcinfoId = recordId();
@@ -171,10 +179,14 @@ export class WarcWriter implements ExchangeRecorder {
 }
 
 /** The WARC writer a crawl's settings ask for (--warc DIR), or null; `who` names the crawler in the file names. */
+/** Writers opened by this process: a part of their files' names. */
+let writersOpened = 0;
+
 export function openWarc(settings: CrawlSettings, who: string): WarcWriter | null {
   if (settings.warcDir === null) return null;
   return WarcWriter.open(settings.warcDir, {
-    prefix: `${who}-${hostname()}-${process.pid}`,
+    // Several writers may share a process (the instances of a shared crawl in one test) and a directory.
+    prefix: `${who}-${hostname()}-${process.pid}-${writersOpened++}`,
     maxBytes: settings.warcMaxBytes,
     info: { software: `wga (web-graph-analyzer); ${settings.userAgent}`, hostname: hostname(), isPartOf: settings.seeds[0] ?? '', robots: 'obey' },
   });
