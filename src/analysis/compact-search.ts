@@ -93,7 +93,7 @@ function scanCompact(
         shift += 7;
       }
       value >>>= 0;
-      w = k === 0 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : w + value + 1;
+      w = k === 0 ? v + ((value >>> 1) ^ -(value & 1)) : w + value + 1;
       if (level[w] === -1 && Atomics.compareExchange(level, w, -1, depth) === -1) {
         batch[found++] = w;
         if (found === BATCH) {
@@ -178,7 +178,7 @@ export function compactScc(outLists: CompactLists): SccResult {
         }
         value >>>= 0;
         const last = callLast[top]!;
-        const w = last === -1 ? v + (value & 1 ? -((value >>> 1) + 1) : value >>> 1) : last + value + 1;
+        const w = last === -1 ? v + ((value >>> 1) ^ -(value & 1)) : last + value + 1;
         callAt[top] = p;
         callLeft[top]!--;
         callLast[top] = w;

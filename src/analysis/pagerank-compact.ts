@@ -259,7 +259,7 @@ function pullDirect(
           }
         }
       }
-      let source = (v + (code & 1 ? -((code >>> 1) + 1) : code >>> 1)) | 0;
+      let source = (v + ((code >>> 1) ^ -(code & 1))) | 0;
       sum = z[source]!;
       if (header & 1) {
         // Every gap in one byte: no branch per link.
@@ -411,7 +411,7 @@ function pullBlocked(
             }
           }
         }
-        let source = (v + (code & 1 ? -((code >>> 1) + 1) : code >>> 1)) | 0;
+        let source = (v + ((code >>> 1) ^ -(code & 1))) | 0;
         if (degree > PULL_BLOCK_LINKS) {
           // A list longer than the buffer: decoded and gathered in pieces, its page a block of its own.
           longList = true;
