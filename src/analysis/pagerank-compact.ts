@@ -338,12 +338,12 @@ const oneByteDegree = new Int32Array(PULL_BLOCK_LINKS);
  * |y - x| * toDangling / outdegree].
  *
  * In blocks of pages: their lists decoded first into a buffer of up to PULL_BLOCK_LINKS sources, then
- * gathered. When z is far larger than the caches the gather waits on memory, so its speed is how many
- * loads the processor keeps in flight, which the instructions between them limit: a loop of a few
- * instructions per link, as the plain CSR's, looks further ahead than one that decodes varints
- * between its loads (see BLOCKED_MIN_PAGES). The sources
- * come in the same order, so the sums are the plain kernel's. The varints are decoded inline (a call
- * per value would cost more than the gather).
+ * gathered (a list of one-byte gaps straight from its bytes, a list longer than the buffer in pieces).
+ * When z is far larger than the caches the gather waits on memory, so its speed is how many loads the
+ * processor keeps in flight, which the instructions between them limit: a loop of a few instructions
+ * per link, as the plain CSR's, looks further ahead than one that decodes varints between its loads
+ * (see BLOCKED_MIN_PAGES). The sources come in the same order, so the sums are the plain kernel's.
+ * The varints are decoded inline (a call per value would cost more than the gather).
  */
 function pullBlocked(
   lo: number,
