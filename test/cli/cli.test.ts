@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { readScores } from '../../src/formats/scores.js';
-import { cliPath, testData, temporaryDirectory } from '../helpers.js';
+import { cliPath, repoRoot, testData, temporaryDirectory } from '../helpers.js';
 
 function wga(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -27,6 +27,14 @@ const dir = temporaryDirectory();
 after(() => dir.cleanup());
 
 describe('wga commands', () => {
+  it('runs by itself after a build (the file executable, as `npx wga` runs it once `npm test` has rebuilt dist/)', () => {
+    const run = spawnSync(cliPath, ['--version'], { encoding: 'utf8' });
+    assert.equal(run.error, undefined, `${run.error?.message}`);
+    assert.equal(run.status, 0, run.stderr);
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(run.stdout.trim(), version);
+  });
+
   it('stats --json keeps its contract', () => {
     const stats = json<Record<string, unknown>>('stats', hollins, '--json');
     assert.equal(stats.nodes, 6012);
