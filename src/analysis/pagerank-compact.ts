@@ -333,6 +333,41 @@ const oneByteFirst = new Int32Array(PULL_BLOCK_LINKS);
 const oneByteDegree = new Int32Array(PULL_BLOCK_LINKS);
 
 /**
+ * Decodes `count` gaps from bytes[p...] into the sources after `source`, written to into[at...];
+ * returns the position after them. `oneByte`: every gap takes one byte (the list's flag), no branch
+ * per link.
+ */
+function decodeGaps(bytes: Uint8Array, p: number, source: number, count: number, oneByte: number, into: Int32Array, at: number): number {
+  let q = p;
+  let s = source;
+  const end = at + count;
+  if (oneByte) {
+    for (let i = at; i < end; i++) into[i] = s = (s + bytes[q++]! + 1) | 0;
+    return q;
+  }
+  for (let i = at; i < end; i++) {
+    let b = bytes[q++]!;
+    let gap = b;
+    if (b > 0x7f) {
+      gap &= 0x7f;
+      b = bytes[q++]!;
+      gap |= (b & 0x7f) << 7;
+      if (b > 0x7f) {
+        b = bytes[q++]!;
+        gap |= (b & 0x7f) << 14;
+        if (b > 0x7f) {
+          b = bytes[q++]!;
+          gap |= (b & 0x7f) << 21;
+          if (b > 0x7f) gap |= bytes[q++]! << 28;
+        }
+      }
+    }
+    into[i] = s = (s + gap + 1) | 0;
+  }
+  return q;
+}
+
+/**
  * Pages lo..hi, their lists from byte `start`: y = c * (pulled z) + constant, zNext = y / outdegree;
  * returns [||y - x||_1, dangling mass of y, and lumped only: sum of y * toDangling / outdegree, sum of
  * |y - x| * toDangling / outdegree].
@@ -343,7 +378,7 @@ const oneByteDegree = new Int32Array(PULL_BLOCK_LINKS);
  * processor keeps in flight, which the instructions between them limit: a loop of a few instructions
  * per link, as the plain CSR's, looks further ahead than one that decodes varints between its loads
  * (see BLOCKED_MIN_PAGES). The sources come in the same order, so the sums are the plain kernel's.
- * The varints are decoded inline (a call per value would cost more than the gather).
+ * The gaps are decoded a list (or a piece of one) per call of decodeGaps, not a value per call.
  */
 function pullBlocked(
   lo: number,
@@ -418,28 +453,10 @@ function pullBlocked(
           longSum = z[source]!;
           for (let k = 1; k < degree; ) {
             const stop = Math.min(degree, k + PULL_BLOCK_LINKS);
-            let n = 0;
-            if (header & 1) for (; k < stop; k++) sources[n++] = source = (source + bytes[p++]! + 1) | 0;
-            else
-              for (; k < stop; k++) {
-                b = bytes[p++]!;
-                let gap = b;
-                if (b > 0x7f) {
-                  gap &= 0x7f;
-                  b = bytes[p++]!;
-                  gap |= (b & 0x7f) << 7;
-                  if (b > 0x7f) {
-                    b = bytes[p++]!;
-                    gap |= (b & 0x7f) << 14;
-                    if (b > 0x7f) {
-                      b = bytes[p++]!;
-                      gap |= (b & 0x7f) << 21;
-                      if (b > 0x7f) gap |= bytes[p++]! << 28;
-                    }
-                  }
-                }
-                sources[n++] = source = (source + gap + 1) | 0;
-              }
+            const n = stop - k;
+            p = decodeGaps(bytes, p, source, n, header & 1, sources, 0);
+            source = sources[n - 1]!;
+            k = stop;
             for (let i = 0; i < n; i++) longSum += z[sources[i]!]!;
           }
           v++;
@@ -456,25 +473,8 @@ function pullBlocked(
           continue;
         }
         sources[m++] = source;
-        for (let k = 1; k < degree; k++) {
-            b = bytes[p++]!;
-            let gap = b;
-            if (b > 0x7f) {
-              gap &= 0x7f;
-              b = bytes[p++]!;
-              gap |= (b & 0x7f) << 7;
-              if (b > 0x7f) {
-                b = bytes[p++]!;
-                gap |= (b & 0x7f) << 14;
-                if (b > 0x7f) {
-                  b = bytes[p++]!;
-                  gap |= (b & 0x7f) << 21;
-                  if (b > 0x7f) gap |= bytes[p++]! << 28;
-                }
-              }
-            }
-            sources[m++] = source = (source + gap + 1) | 0;
-          }
+        p = decodeGaps(bytes, p, source, degree - 1, 0, sources, m);
+        m += degree - 1;
       }
       oneByteAt[v - first] = -1;
       ends[v - first] = m;
