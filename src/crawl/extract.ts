@@ -1,8 +1,8 @@
 /**
  * What a crawler takes from an HTML page, read as it streams in through
- * htmlparser2 (a tokenizer without recursion, and no tree kept, see
- * FlatParser: malformed or deeply nested markup cannot overflow anything nor
- * cost more than its length): the links of <a> and <area> (href, rel tokens
+ * htmlparser2's tokenizer (no recursion, and no tree kept, see LinkExtractor:
+ * malformed or deeply nested markup cannot overflow anything nor cost more
+ * than its length): the links of <a> and <area> (href, rel tokens
  * nofollow, ugc and sponsored), <frame> and <iframe> (src), <meta
  * http-equiv=refresh> (its URL), <link rel=alternate hreflang>, the first
  * <base href>, <link rel=canonical>, <meta name=robots content=nofollow>, and
@@ -12,7 +12,8 @@
  * if every copy says so, as the crawler merges links to one target) and only new
  * links count against it.
  */
-import { Parser } from 'htmlparser2';
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
+import { Tokenizer } from 'htmlparser2';
 import { REL_BITS } from '../store/store.js';
 
 /** Distinct links after this many on one page are counted, not kept (a page is not a link farm's list). */
@@ -87,58 +88,95 @@ export function refreshUrl(content: string): string | null {
   return url === '' ? null : url;
 }
 
-/**
- * htmlparser2's Parser keeps a stack of the open elements, shifted and unshifted at every tag:
- * O(depth) per tag, minutes of CPU for a page of 100,000 nested elements. The extractor needs no
- * tree, so every element but <title> (whose end it waits for) is taken as void and never stacked.
- */
-class FlatParser extends Parser {
-  protected override isVoidElement(name: string): boolean {
-    return name !== 'title';
-  }
-}
+/** The elements whose attributes (or, for <title>, text) the extractor reads; every other tag is skipped unread. */
+const READ_ELEMENTS = new Set(['a', 'area', 'frame', 'iframe', 'base', 'link', 'meta', 'title', 'script', 'noscript']);
+/** The longest name in READ_ELEMENTS: a longer tag name is not sliced nor lowercased. */
+const LONGEST_READ_NAME = 8;
 
-/** A streaming extractor: write() decoded text as it arrives, then end(). */
+/**
+ * A streaming extractor: write() decoded text as it arrives, then end().
+ *
+ * It listens to htmlparser2's Tokenizer itself rather than through its Parser: the Parser builds
+ * an attribute object (names lowercased, values concatenated) for every tag and keeps a stack of
+ * open elements (O(depth) per tag), where the extractor needs the attributes of ten elements and no
+ * tree. Entities are left to the tokenizer's fast path (text skipped to the next '<' by indexOf)
+ * and decoded by the `entities` package only in what is kept (the attributes read and the title),
+ * in the same modes the tokenizer would use (attribute and legacy text). It reads a manual in about
+ * half the Parser's time (1.9 times as fast on PostgreSQL's, 1.8 on libstdc++'s: bench/extract.ts).
+ */
 export class LinkExtractor {
-  private readonly parser: Parser;
+  private readonly tokenizer: Tokenizer;
   private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false };
   /** Once the cap is reached: index in page.links of each kind and href kept. */
   private kept: Map<string, number> | null = null;
+  /** The chunks written whose text a tag or attribute still being read may span, from bufferOffset on. */
+  private readonly buffers: string[] = [];
+  private bufferOffset = 0;
+  /** The open tag being read (a READ_ELEMENTS name), or null while skipping one. */
+  private tag: string | null = null;
+  private attributes: Record<string, string> = {};
+  private attributeName = '';
+  private attributeValue = '';
   private inTitle = false;
+  /** The title as written (entities undecoded), whitespace runs folded as it comes. */
   private titleText = '';
   private titleDone = false;
 
   constructor() {
-    this.parser = new FlatParser(
-      {
-        onopentag: (name, attributes) => this.open(name, attributes),
-        ontext: (text) => {
-          // Kept with its whitespace runs folded, so that how much is kept does not depend on how the text was chunked.
-          if (this.inTitle && this.titleText.length < MAX_TITLE_LENGTH * 2) this.titleText = (this.titleText + text).replace(/\s+/g, ' ');
-        },
-        onclosetag: (name) => {
-          if (name === 'title' && this.inTitle) {
-            this.inTitle = false;
-            this.titleDone = true;
-            const title = this.titleText.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
-            this.page.title = title === '' ? null : title;
-          }
-        },
+    this.tokenizer = new Tokenizer({ decodeEntities: false }, {
+      onopentagname: (start, end) => {
+        if (end - start > LONGEST_READ_NAME) {
+          this.tag = null;
+          return;
+        }
+        const name = this.slice(start, end).toLowerCase();
+        this.tag = READ_ELEMENTS.has(name) ? name : null;
+        if (this.tag !== null) this.attributes = {};
       },
-      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-    );
+      onattribname: (start, end) => {
+        if (this.tag === null) return;
+        this.attributeName = this.slice(start, end).toLowerCase();
+        this.attributeValue = '';
+      },
+      onattribdata: (start, end) => {
+        if (this.tag !== null) this.attributeValue += this.slice(start, end);
+      },
+      onattribend: () => {
+        // The first of an attribute written twice counts, as in browsers.
+        if (this.tag !== null && !Object.hasOwn(this.attributes, this.attributeName)) this.attributes[this.attributeName] = decodeHTMLAttribute(this.attributeValue);
+      },
+      onopentagend: () => this.openTagEnd(),
+      // HTML (not XML): <a href=x/> opens an element like <a href=x>.
+      onselfclosingtag: () => this.openTagEnd(),
+      onclosetag: (start, end) => {
+        if (!this.inTitle || end - start !== 5 || this.slice(start, end).toLowerCase() !== 'title') return;
+        this.inTitle = false;
+        this.titleDone = true;
+        this.keepTitle();
+      },
+      ontext: (start, end) => {
+        // Folded as it comes, so that how much is kept does not depend on how the text was chunked;
+        // room for entities (the cap applies once they are decoded).
+        if (this.inTitle && this.titleText.length < MAX_TITLE_LENGTH * 10) this.titleText = (this.titleText + this.slice(start, end)).replace(/\s+/g, ' ');
+      },
+      onattribentity: () => {},
+      ontextentity: () => {},
+      oncdata: () => {},
+      oncomment: () => {},
+      ondeclaration: () => {},
+      onprocessinginstruction: () => {},
+      onend: () => {},
+    });
   }
 
   write(text: string): void {
-    this.parser.write(text);
+    this.buffers.push(text);
+    this.tokenizer.write(text);
   }
 
   end(): ExtractedPage {
-    this.parser.end();
-    if (this.inTitle && !this.titleDone) {
-      const title = this.titleText.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
-      this.page.title = title === '' ? null : title;
-    }
+    this.tokenizer.end();
+    if (this.inTitle && !this.titleDone) this.keepTitle();
     if (this.page.nofollowAll) {
       for (const link of this.page.links) {
         if (link.kind === 'alternate') continue;
@@ -147,6 +185,30 @@ export class LinkExtractor {
       }
     }
     return this.page;
+  }
+
+  /** The text between two of the tokenizer's offsets (counted from the first chunk written), which may span chunks. */
+  private slice(start: number, end: number): string {
+    const buffers = this.buffers;
+    while (start - this.bufferOffset >= buffers[0]!.length) this.bufferOffset += buffers.shift()!.length;
+    let text = buffers[0]!.slice(start - this.bufferOffset, end - this.bufferOffset);
+    while (end - this.bufferOffset > buffers[0]!.length) {
+      this.bufferOffset += buffers.shift()!.length;
+      text += buffers[0]!.slice(0, end - this.bufferOffset);
+    }
+    return text;
+  }
+
+  private openTagEnd(): void {
+    if (this.tag === null) return;
+    const name = this.tag;
+    this.tag = null;
+    this.open(name, this.attributes);
+  }
+
+  private keepTitle(): void {
+    const title = decodeHTML(this.titleText).replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
+    this.page.title = title === '' ? null : title;
   }
 
   private add(kind: HtmlLinkKind, href: string, rel: number, hreflang: string | null = null): void {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ExtractedPage, LinkExtractor, MAX_LINKS_PER_PAGE, MAX_TITLE_LENGTH, extractLinks } from '../../src/crawl/extract.js';
+import { decodeHTML } from 'entities';
+import { Parser } from 'htmlparser2';
+import { type ExtractedPage, LinkExtractor, MAX_LINKS_PER_PAGE, MAX_TITLE_LENGTH, extractLinks, relBits } from '../../src/crawl/extract.js';
 import { MAX_URL_LENGTH, resolveUrl } from '../../src/crawl/url.js';
 import { Random } from '../../src/util/random.js';
 
@@ -234,6 +236,76 @@ describe('LinkExtractor', () => {
         assert.deepEqual(extractChunked(html, chunks), whole, `chunks of ${size}`);
       }
     }
+  });
+});
+
+/**
+ * What htmlparser2's own Parser (a tree of open elements kept) reads from the same markup: the
+ * reader the extractor replaced, written by others. Links with the entities its tokenizer decodes;
+ * the title read raw and decoded by `entities` afterwards, because its tokenizer leaves an entity
+ * right after a '<' in a title undecoded (`<&amp;`), where browsers (and the extractor) decode it.
+ */
+function readWithParser(html: string): { links: string[]; title: string | null } {
+  const links: string[] = [];
+  new Parser(
+    {
+      onopentag: (name, attributes) => {
+        if ((name === 'a' || name === 'area') && attributes.href !== undefined) links.push(`${name === 'a' ? 'anchor' : 'area'} ${attributes.href} ${relBits(attributes.rel)}`);
+        else if ((name === 'frame' || name === 'iframe') && attributes.src !== undefined && attributes.src.trim() !== '') links.push(`${name} ${attributes.src} 0`);
+      },
+    },
+    { decodeEntities: true },
+  ).end(html);
+  let inTitle = false;
+  let titleSeen = false;
+  let titleText: string | null = null;
+  new Parser(
+    {
+      onopentag: (name) => {
+        if (name === 'title' && !titleSeen) {
+          inTitle = titleSeen = true;
+          titleText = '';
+        }
+      },
+      ontext: (text) => {
+        if (inTitle) titleText += text;
+      },
+      onclosetag: (name) => {
+        if (name === 'title') inTitle = false;
+      },
+    },
+    { decodeEntities: false },
+  ).end(html);
+  const title = titleText === null ? null : decodeHTML(titleText).replace(/\s+/g, ' ').trim();
+  return { links, title: title === '' ? null : title };
+}
+
+describe('LinkExtractor against htmlparser2\'s Parser', () => {
+  it('reads the same links and title from random markup, entities and case included, however it is chunked', () => {
+    const pieces = [
+      '<a href="x&amp;y">', '<A HREF=z&lt;q REL="NoFollow ugc">', `<a href='p&#x41;' href=dup>`, '<area href=&quot;>', '<title>', '</title>',
+      '</TITLE >', 'T&eacute;x&ampt  ', '&#10;', '<iframe src=" i ">', '<frame src=f/>', '<script>', '</script>', '<a href=s>', '<style>',
+      '</style>', '<!-- c -->', '<![CDATA[x]]>', '<!doctype html>', '<?pi?>', 'text ', '<', '>', '&', '"', "'", '=', ' ', '\n', '<a', ' href',
+      '"u"', '/>', '<textarea>', '</textarea>', '<svg><a href=v/></svg>', '<a href>', '<averylongtagname href=x>', '&amp', '<a href="&notin;&noti;&copy=1">',
+      '<IFRAME SRC=&#0;>', '<a hReF="&#x1F600;&#xD800;">',
+    ];
+    const random = new Random(29);
+    for (let round = 0; round < 3000; round++) {
+      let html = '';
+      for (let i = 1 + random.nextInt(30); i > 0; i--) html += pieces[random.nextInt(pieces.length)];
+      const expected = readWithParser(html);
+      const size = 1 + random.nextInt(12);
+      const page = extractChunked(html, Array.from({ length: Math.ceil(html.length / size) }, () => size));
+      assert.deepEqual(page.links.map((link) => `${link.kind} ${link.href} ${link.rel}`), expected.links, JSON.stringify(html));
+      assert.equal(page.title, expected.title, JSON.stringify(html));
+    }
+  });
+
+  it('decodes an attribute\'s entities as attributes are decoded (a legacy entity before = or a letter or digit is kept as written)', () => {
+    const page = extractLinks('<a href="/q?a=1&amp;b=2&copy=3&copy;4&lt5&lt">x</a><title>&lt;T&gt;&nbsp;&amp</title>');
+    assert.equal(page.links[0]!.href, '/q?a=1&b=2&copy=3\u00a94&lt5<');
+    assert.equal(page.title, '<T> &');
+    assert.equal(extractLinks('<title>a <&amp; b</title>').title, 'a <& b');
   });
 });
 

@@ -1,0 +1,93 @@
+/**
+ * Link extraction benchmark: every HTML file of a real manual (the PostgreSQL 15
+ * manual, or libstdc++'s with --site libstdcxx), read from memory, through
+ * - wga's LinkExtractor (htmlparser2's tokenizer, attributes of ten elements
+ *   read, entities decoded in what is kept);
+ * - htmlparser2's Parser with its entities decoded, the attributes of every tag
+ *   built (what wga used before, and what a user of htmlparser2 would write):
+ *   the hrefs of <a> and <area> kept.
+ * Both whole documents at once; rounds interleaved, the first one a warm-up;
+ * medians. Both must find the same links in every document the extractor's
+ * cap (MAX_LINKS_PER_PAGE distinct links) leaves whole.
+ *
+ *   npm run bench:extract -- [ROUNDS] [--site pgdoc|libstdcxx]
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Parser } from 'htmlparser2';
+import { LinkExtractor, MAX_LINKS_PER_PAGE } from '../src/crawl/extract.js';
+import { benchArguments } from './arguments.js';
+import { median, progress } from './report.js';
+
+const SITES = {
+  pgdoc: { dir: process.env.WGA_PGDOC_DIR ?? '/usr/share/doc/postgresql-doc-15/html', label: 'PostgreSQL 15 manual' },
+  libstdcxx: { dir: '/usr/share/doc/gcc-12-base/libstdc++', label: 'libstdc++ manual' },
+} as const;
+
+let rounds = 7;
+let site: keyof typeof SITES = 'pgdoc';
+for (const { arg, value } of benchArguments(process.argv.slice(2))) {
+  if (arg === '--site') site = value() as keyof typeof SITES;
+  else if (/^\d+$/.test(arg)) rounds = Number(arg);
+  else throw new Error(`unknown argument ${arg}`);
+}
+const manual = SITES[site];
+if (manual === undefined) throw new Error('--site: pgdoc or libstdcxx');
+
+const documents: string[] = [];
+const walk = (dir: string): void => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (/\.html?$/.test(name)) documents.push(readFileSync(path, 'utf8'));
+  }
+};
+walk(manual.dir);
+const characters = documents.reduce((sum, text) => sum + text.length, 0);
+progress(`${manual.label}: ${documents.length} documents, ${(characters / 1e6).toFixed(1)} M characters`);
+
+function withExtractor(text: string): number {
+  const extractor = new LinkExtractor();
+  extractor.write(text);
+  return extractor.end().links.filter((link) => link.kind === 'anchor' || link.kind === 'area').length;
+}
+
+function withParser(text: string): number {
+  let links = 0;
+  new Parser({
+    onopentag: (name, attributes) => {
+      if ((name === 'a' || name === 'area') && attributes.href !== undefined) links++;
+    },
+  }, { decodeEntities: true }).end(text);
+  return links;
+}
+
+// Same links first, document by document (the cap merges repeats on the few pages that reach it).
+let capped = 0;
+for (const text of documents) {
+  const written = withParser(text);
+  if (written >= MAX_LINKS_PER_PAGE) capped++;
+  else if (withExtractor(text) !== written) throw new Error(`links found differ in a document of ${text.length} characters`);
+}
+
+const contenders = { 'wga LinkExtractor': withExtractor, 'htmlparser2 Parser': withParser };
+const times = new Map<string, number[]>(Object.keys(contenders).map((name) => [name, []]));
+const found = new Map<string, number>();
+for (let round = 0; round <= rounds; round++) {
+  for (const [name, read] of Object.entries(contenders)) {
+    const start = process.hrtime.bigint();
+    let links = 0;
+    for (const text of documents) links += read(text);
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    found.set(name, links);
+    if (round > 0) times.get(name)!.push(ms);
+  }
+}
+const [ours, theirs] = [...times.values()].map(median) as [number, number];
+console.log(
+  `${manual.label} (${manual.dir}): ${documents.length} documents (${capped} with ${MAX_LINKS_PER_PAGE} links or more, where the extractor merges repeats), ${(characters / 1e6).toFixed(1)} M characters; ${rounds} rounds after a warm-up, medians.\n`,
+);
+console.log('| reader | ms | M characters/s | links of a and area |');
+console.log('|---|---:|---:|---:|');
+for (const [name, list] of times) console.log(`| ${name} | ${median(list).toFixed(0)} | ${(characters / median(list) / 1e3).toFixed(0)} | ${found.get(name)} |`);
+console.log(`\n- htmlparser2 Parser / wga LinkExtractor: ${(theirs / ours).toFixed(2)} times the time`);
