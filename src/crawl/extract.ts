@@ -20,6 +20,8 @@ import { REL_BITS } from '../store/store.js';
 export const MAX_LINKS_PER_PAGE = 10_000;
 /** Characters of title kept. */
 export const MAX_TITLE_LENGTH = 500;
+/** Characters of a title read before its entities are decoded (`&eacute;` is 8 characters for 1). */
+const MAX_RAW_TITLE_LENGTH = MAX_TITLE_LENGTH * 10;
 /** Characters of an hreflang kept (BCP 47 tags are short; x-default is the longest common one). */
 const MAX_HREFLANG_LENGTH = 35;
 
@@ -109,12 +111,15 @@ export class LinkExtractor {
   private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false };
   /** Once the cap is reached: index in page.links of each kind and href kept. */
   private kept: Map<string, number> | null = null;
-  /** The chunks written whose text a tag or attribute still being read may span, from bufferOffset on. */
+  /**
+   * The chunks written that a name or value still to be read may start in, from bufferOffset on: dropped
+   * as names are read, so at most the page's decoded text (capped by the fetcher) when none are.
+   */
   private readonly buffers: string[] = [];
   private bufferOffset = 0;
   /** The open tag being read (a READ_ELEMENTS name), or null while skipping one. */
   private tag: string | null = null;
-  private attributes: Record<string, string> = {};
+  private attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   private attributeName = '';
   private attributeValue = '';
   private inTitle = false;
@@ -131,7 +136,8 @@ export class LinkExtractor {
         }
         const name = this.slice(start, end).toLowerCase();
         this.tag = READ_ELEMENTS.has(name) ? name : null;
-        if (this.tag !== null) this.attributes = {};
+        // Without a prototype: an attribute named __proto__ or constructor is an attribute like any other.
+        if (this.tag !== null) this.attributes = Object.create(null) as Record<string, string>;
       },
       onattribname: (start, end) => {
         if (this.tag === null) return;
@@ -155,9 +161,11 @@ export class LinkExtractor {
         this.keepTitle();
       },
       ontext: (start, end) => {
-        // Folded as it comes, so that how much is kept does not depend on how the text was chunked;
-        // room for entities (the cap applies once they are decoded).
-        if (this.inTitle && this.titleText.length < MAX_TITLE_LENGTH * 10) this.titleText = (this.titleText + this.slice(start, end)).replace(/\s+/g, ' ');
+        // Folded as it comes and cut at a fixed length, so that what is kept does not depend on how the
+        // text was chunked; room for entities (MAX_TITLE_LENGTH applies once they are decoded).
+        if (this.inTitle && this.titleText.length < MAX_RAW_TITLE_LENGTH) {
+          this.titleText = (this.titleText + this.slice(start, end)).replace(/\s+/g, ' ').slice(0, MAX_RAW_TITLE_LENGTH);
+        }
       },
       onattribentity: () => {},
       ontextentity: () => {},

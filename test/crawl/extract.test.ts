@@ -237,6 +237,23 @@ describe('LinkExtractor', () => {
       }
     }
   });
+
+  it('keeps the same title however it is split when its entities make it long to write', () => {
+    const cases: Array<[string, string]> = [
+      // 5,600 characters as written, 700 once decoded: cut at MAX_TITLE_LENGTH.
+      ['&eacute;'.repeat(700), '\u00e9'.repeat(MAX_TITLE_LENGTH)],
+      // 33 characters written for each one decoded: what is read before decoding (5,000 characters) is the bound.
+      ['&CounterClockwiseContourIntegral;'.repeat(200), `${'\u2233'.repeat(151)}&CounterClockwise`],
+    ];
+    for (const [written, expected] of cases) {
+      const html = `<title>${written}</title><a href=x>`;
+      for (const size of [1, 3, 33, 1000, html.length]) {
+        const page = extractChunked(html, Array.from({ length: Math.ceil(html.length / size) }, () => size));
+        assert.equal(page.title, expected, `chunks of ${size}`);
+        assert.equal(page.links.length, 1);
+      }
+    }
+  });
 });
 
 /**
