@@ -447,6 +447,10 @@ export class Crawler extends PagePipeline {
     // `writing` never rejects (failures go to fail()); the loop re-checks because another
     // caller may have started a write when this one wakes up.
     while (this.writing !== null) await this.writing;
+    // After a failure nothing more is written (as in the shared crawler): a batch taken after a lost
+    // one would store OPIC's reads of pages whose fetches were in the lost one, so the store stays
+    // at its last checkpoint, as the error says.
+    if (this.failure !== null) return;
     this.adaptWindow();
     this.lock.heartbeat = Date.now();
     const batch = this.batch.take(this.opic, this.facts, {

@@ -450,7 +450,12 @@ export abstract class PagePipeline {
         this.fetchTimed(performance.now() - startedAt);
         this.onFetched(id, host, refetch, result);
       },
-      (error: unknown) => this.fail(error as Error),
+      (error: unknown) => {
+        // Out of flight before the stop, so that the crawl can end (afterPump waits for nothing in flight).
+        this.counters.inFlight--;
+        this.hosts.finish(host);
+        this.fail(error as Error);
+      },
     );
     return true;
   }
@@ -841,13 +846,16 @@ export abstract class PagePipeline {
         stopping: () => this.stopping !== null,
       });
     } catch (error) {
-      this.fail(error as Error);
-      return;
-    } finally {
+      // Out of flight before the stop, so that the crawl can end (afterPump waits for nothing in flight).
       this.counters.inFlight--;
       this.robotsLoading--;
       host.active--;
+      this.fail(error as Error);
+      return;
     }
+    this.counters.inFlight--;
+    this.robotsLoading--;
+    host.active--;
     host.robots = rules;
     host.delayMs = Math.max(this.settings.delayMs, rules.crawlDelayMs());
     host.robotsState = RobotsState.Known;
@@ -921,14 +929,19 @@ export abstract class PagePipeline {
     try {
       result = await this.fetcher.fetch(task.url, 'sitemap');
     } catch (error) {
-      this.fail(error as Error);
-      return;
-    } finally {
       this.counters.inFlight--;
       this.hosts.finish(host);
+      this.fail(error as Error);
+      return;
     }
+    this.counters.inFlight--;
+    this.hosts.finish(host);
     this.countBytes(result);
-    if (this.stopping !== null) return;
+    // Stopped while it was read: the crawl may be waiting for this last request to end.
+    if (this.stopping !== null) {
+      this.afterPump();
+      return;
+    }
     try {
       const isSitemap = result.error === null && result.sitemap !== null && result.sitemap.kind !== 'empty';
       // The probe leaves no trace unless it found a sitemap (a missing /sitemap.xml is no broken page of the site).

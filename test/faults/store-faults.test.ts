@@ -298,6 +298,51 @@ describe('SQLite runs out of room in the middle of a crawl', () => {
     }
   });
 
+  for (const failingWrite of [3, 10]) {
+  it(`a checkpoint lost to a full disk (the ${failingWrite === 3 ? 'third, robots.txt and the sitemap probe in flight' : 'tenth, pages in flight'}) is the last one written; resumed, the crawl ends as the undisturbed one`, { timeout: 90_000 }, async () => {
+    const served = await serveWebsite(site, { delayMs: ANSWER_DELAY_MS });
+    const path = newDbPath();
+    const store = SqliteStore.open(path);
+    // That checkpoint fails as a full disk does; every write is counted.
+    let writes = 0;
+    let writesAfterFailure = 0;
+    const failing = new Proxy(store, {
+      get(target, property) {
+        if (property === 'writeCrawlBatch') {
+          return async (batch: Parameters<Store['writeCrawlBatch']>[0]) => {
+            writes++;
+            if (writes > failingWrite) writesAfterFailure++;
+            if (writes === failingWrite) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+            return target.writeCrawlBatch(batch);
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      // Four requests at a time and a checkpoint after every page: pages in flight when the write fails still finish.
+      await assert.rejects(Crawler.run(failing, settingsFor(served, { concurrency: 4, perHost: 4, checkpointPages: 1, checkpointMs: 20 })), (error: unknown) => {
+        assert.ok(error instanceof StoreFailureError, String(error));
+        assert.match(error.message, /SQLITE_FULL/);
+        return true;
+      });
+      assert.equal(writes, failingWrite);
+      assert.equal(writesAfterFailure, 0);
+      const before = await snapshot(store);
+      assertCrawlInvariants(before);
+      const report = await Crawler.run(store, settingsFor(served), { resume: true });
+      assert.equal(report.stoppedBy, 'done');
+      const snap = await snapshot(store);
+      assertCrawlInvariants(snap);
+      assertMatchesModel(snap, modelCrawl(site, { seed: `${served.origin}/` }));
+    } finally {
+      await store.close();
+      await served.close();
+    }
+  });
+  }
+
   it('a full file system (a 1 MB tmpfs): `wga crawl` fails with one line and exit 1; with room again it resumes to the undisturbed crawl', { timeout: 90_000 }, async (t) => {
     const mountPoint = join(dir.path, 'small-fs');
     mkdirSync(mountPoint);
