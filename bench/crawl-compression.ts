@@ -24,29 +24,20 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArguments } from './arguments.js';
 import { compiledCli } from './crawl/paths.js';
+import { manualNamed } from './manuals.js';
 import { median } from './report.js';
 
-const SITES = {
-  pgdoc: { dir: process.env.WGA_PGDOC_DIR ?? '/usr/share/doc/postgresql-doc-15/html', start: 'index.html', label: 'PostgreSQL 15 manual' },
-  // Debian's libstdc++-12-doc puts the manual under gcc-12-base's directory.
-  libstdcxx: {
-    dir: ['/usr/share/doc/gcc-12-base/libstdc++', '/usr/share/doc/libstdc++-12-doc/html'].find((d) => existsSync(join(d, 'index.html'))) ?? '/usr/share/doc/gcc-12-base/libstdc++',
-    start: 'index.html',
-    label: 'libstdc++ manual',
-  },
-} as const;
 
 let runs = 3;
-let site: keyof typeof SITES = 'pgdoc';
+let site = 'pgdoc';
 let before: string | null = null;
 for (const { arg, value } of benchArguments(process.argv.slice(2))) {
-  if (arg === '--site') site = value() as keyof typeof SITES;
+  if (arg === '--site') site = value();
   else if (arg === '--before') before = resolve(value());
   else if (/^\d+$/.test(arg)) runs = Number(arg);
   else throw new Error(`unknown argument ${arg}`);
 }
-const manual = SITES[site];
-if (manual === undefined) throw new Error(`--site: pgdoc or libstdcxx`);
+const manual = manualNamed(site);
 if (!existsSync(join(manual.dir, manual.start))) throw new Error(`${manual.dir}/${manual.start} is missing (apt-get install postgresql-doc-15, or set WGA_PGDOC_DIR)`);
 const beforeCli = before === null ? null : join(before, 'src/cli/main.js');
 if (beforeCli !== null && !existsSync(beforeCli)) throw new Error(`--before ${before}: no src/cli/main.js there (give the dist/ of a build)`);

@@ -12,37 +12,24 @@
  *
  *   npm run bench:extract -- [ROUNDS] [--site pgdoc|libstdcxx]
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Parser } from 'htmlparser2';
 import { LinkExtractor, MAX_LINKS_PER_PAGE } from '../src/crawl/extract.js';
 import { benchArguments } from './arguments.js';
+import { htmlFiles, manualNamed } from './manuals.js';
 import { median, progress } from './report.js';
 
-const SITES = {
-  pgdoc: { dir: process.env.WGA_PGDOC_DIR ?? '/usr/share/doc/postgresql-doc-15/html', label: 'PostgreSQL 15 manual' },
-  libstdcxx: { dir: '/usr/share/doc/gcc-12-base/libstdc++', label: 'libstdc++ manual' },
-} as const;
 
 let rounds = 7;
-let site: keyof typeof SITES = 'pgdoc';
+let site = 'pgdoc';
 for (const { arg, value } of benchArguments(process.argv.slice(2))) {
-  if (arg === '--site') site = value() as keyof typeof SITES;
+  if (arg === '--site') site = value();
   else if (/^\d+$/.test(arg)) rounds = Number(arg);
   else throw new Error(`unknown argument ${arg}`);
 }
-const manual = SITES[site];
-if (manual === undefined) throw new Error('--site: pgdoc or libstdcxx');
+const manual = manualNamed(site);
 
-const documents: string[] = [];
-const walk = (dir: string): void => {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (/\.html?$/.test(name)) documents.push(readFileSync(path, 'utf8'));
-  }
-};
-walk(manual.dir);
+const documents = htmlFiles(manual.dir).map((path) => readFileSync(path, 'utf8'));
 const characters = documents.reduce((sum, text) => sum + text.length, 0);
 progress(`${manual.label}: ${documents.length} documents, ${(characters / 1e6).toFixed(1)} M characters`);
 
