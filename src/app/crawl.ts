@@ -76,6 +76,9 @@ export interface CrawlCliOptions {
   renderTimeout?: string;
   renderQuiet?: string;
   renderResources?: string;
+  renderBudget?: string;
+  renderIdle?: string;
+  maxLinksPerPage?: string;
   recrawl?: boolean;
   top?: string;
   quiet?: boolean;
@@ -144,6 +147,9 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.renderConcurrency !== undefined) s.renderConcurrency = integerOption('--render-concurrency', options.renderConcurrency, 2, 1);
   if (options.renderTimeout !== undefined) s.renderTimeoutMs = Math.round(1000 * numberOption('--render-timeout', options.renderTimeout, 15, { min: 0.1, max: 600 }));
   if (options.renderQuiet !== undefined) s.renderQuietMs = integerOption('--render-quiet', options.renderQuiet, 500, 10);
+  if (options.renderBudget !== undefined) s.renderBudget = numberOption('--render-budget', options.renderBudget, 0.25, { min: 0, exclusiveMin: true });
+  if (options.renderIdle !== undefined) s.renderIdleMs = Math.round(1000 * numberOption('--render-idle', options.renderIdle, 30, { min: 0, max: 86_400 }));
+  if (options.maxLinksPerPage !== undefined) s.maxLinksPerPage = integerOption('--max-links-per-page', options.maxLinksPerPage, 100_000, 1);
   if (options.renderResources !== undefined) s.renderResources = options.renderResources.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
   return s;
 }
@@ -251,7 +257,7 @@ export interface StoredCrawlStatus {
   /** Page fetches in the whole crawl and the time of the last checkpoint (ms since the epoch). */
   fetches: number;
   updatedAt: number | null;
-  counts: { pages: number; links: number; fetched: number; failed: number; excluded: number; frontier: number; runs: number };
+  counts: StoreCounts;
   /** OPIC's clock G and error factor 1/G at the last checkpoint. */
   opic: { time: number; errorFactor: number | null } | null;
   top: Array<{ url: string; importance: number }>;

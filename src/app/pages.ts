@@ -72,6 +72,8 @@ export interface PageJson {
   contentHash: string | null;
   /** Whether it was rendered in a browser (--render): null, 'settled', 'unsettled' or 'failed'. */
   rendered: RenderOutcome | null;
+  /** Links to targets past --max-links-per-page that were not kept (0: none). */
+  linksDropped: number;
   /** The page's visits, latest first (at most 20), and its estimated changes per day (null before two visits). */
   visits: Array<{ fetchedAt: string; status: number | null; changed: boolean | null; notModified: boolean; linksAdded: number; linksRemoved: number }>;
   changeRate: number | null;
@@ -133,6 +135,7 @@ export async function pageDetail(store: Store, url: string, paging: { offset?: n
     lastModified: page.lastModified,
     contentHash: page.contentHash,
     rendered: page.rendered,
+    linksDropped: page.linksDropped,
     visits: visits
       .slice(-20)
       .reverse()

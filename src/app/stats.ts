@@ -30,6 +30,8 @@ export interface StatsJson {
   failed?: number;
   excluded?: number;
   frontier?: number;
+  /** Pages that linked to more targets than --max-links-per-page (the rest not kept). */
+  overLinkCap?: number;
 }
 
 /** The characteristics `stats` reports, for any built graph. */
@@ -70,8 +72,8 @@ export function graphStats(loaded: LoadedGraph): StatsJson {
 export async function stats(source: GraphSource): Promise<StatsJson> {
   const result = graphStats(source);
   if (source.store !== null) {
-    const { fetched, failed, excluded, frontier } = await source.store.counts();
-    Object.assign(result, { fetched, failed, excluded, frontier });
+    const { fetched, failed, excluded, frontier, overLinkCap } = await source.store.counts();
+    Object.assign(result, { fetched, failed, excluded, frontier, overLinkCap });
   }
   return result;
 }

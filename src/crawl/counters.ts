@@ -36,4 +36,6 @@ export interface CrawlCounters {
   renderFailed: number;
   /** Links only the rendered pages have (their scripts wrote them), in this session. */
   renderedLinks: number;
+  /** Pages read in this session that linked to more targets than --max-links-per-page (the rest not kept). */
+  pagesOverLinkCap: number;
 }

@@ -15,6 +15,7 @@
  * Everything goes to the store in checkpoints (checkpoint.ts) of about a
  * second; a crawl stopped in any way resumes from its last checkpoint.
  */
+import type { HostRenderReport } from './render-policy.js';
 import { hostname as machineName } from 'node:os';
 import { AdaptiveOpic } from '../analysis/adaptive-opic.js';
 import { OptionError, WgaError, ExitCode } from '../errors.js';
@@ -97,6 +98,8 @@ export interface CrawlReport extends CrawlCounters {
   renderer: RenderCounters | null;
   /** --render auto found no browser: pages were read as served. */
   renderUnavailable: boolean;
+  /** --render auto: per host with pages with scripts, what was decided and why (render-policy.ts). */
+  renderHosts: HostRenderReport[];
 }
 
 export interface CrawlOptions {
@@ -363,18 +366,19 @@ export class Crawler extends PagePipeline {
     return false;
   }
 
-  protected pageStarted(_id: number, refetch: boolean, requested: boolean): void {
+  protected pageStarted(id: number, refetch: boolean, requested: boolean): void {
     if (!refetch) this.counters.frontier--;
     // Re-reading a refused page costs no request, but it is a selection: with --refresh, counting it
     // is what lets --max-pages end a crawl whose pages have all become refused.
-    if (requested || refetch) this.pagesStarted++;
+    // A page read again to be rendered (its host's verdict, render-policy.ts) is no new page.
+    if ((requested || refetch) && !this.rereading.has(id)) this.pagesStarted++;
     if (requested) this.sessionFetches++;
   }
 
   protected sitemapStarted(_id: number): void {}
 
-  protected retryWaits(_id: number, refetch: boolean): void {
-    this.pagesStarted--;
+  protected retryWaits(id: number, refetch: boolean): void {
+    if (!this.rereading.has(id)) this.pagesStarted--;
     this.sessionFetches--;
     if (!refetch) this.counters.frontier++;
   }
@@ -645,6 +649,7 @@ export class Crawler extends PagePipeline {
       live: this.liveReport,
       renderer: this.renderCounters(),
       renderUnavailable: this.renderUnavailable,
+      renderHosts: this.renderHostReport(),
     };
   }
 }

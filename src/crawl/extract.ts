@@ -7,17 +7,25 @@
  * http-equiv=refresh> (its URL), <link rel=alternate hreflang>, the first
  * <base href>, <link rel=canonical>, <meta name=robots content=nofollow>, and
  * the title. Hrefs are kept as written; the crawler resolves them against the
- * base. Links are kept as written, repeats included, up to MAX_LINKS_PER_PAGE
- * distinct ones: at the cap, repeats are merged (nofollow, ugc or sponsored only
- * if every copy says so, as the crawler merges links to one target) and only new
- * links count against it.
+ * base. Links are kept as written, repeats included, up to a cap of distinct
+ * targets (DEFAULT_MAX_LINKS_PER_PAGE, --max-links-per-page): at the cap, repeats
+ * of a target (the same href up to its fragment: genindex.html#a and
+ * genindex.html#b are one target) are merged (nofollow, ugc or sponsored only if
+ * every copy says so, as the crawler merges links to one target) and only new
+ * targets count against it; the links of targets past it are counted (droppedLinks).
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Tokenizer } from 'htmlparser2';
 import { REL_BITS } from '../store/store.js';
 
-/** Distinct links after this many on one page are counted, not kept (a page is not a link farm's list). */
-export const MAX_LINKS_PER_PAGE = 10_000;
+/**
+ * Distinct targets kept per page by default: links to more are counted, not kept. Large: the index
+ * pages of real manuals link to a few thousand targets (Python's genindex-all.html: 17,242 anchors
+ * to 414 pages); the cap is for link farms.
+ */
+export const DEFAULT_MAX_LINKS_PER_PAGE = 100_000;
+/** Links written (repeats included) kept before they are merged per target. */
+const MERGE_AFTER = 10_000;
 /** Characters of title kept. */
 export const MAX_TITLE_LENGTH = 500;
 /** Characters of a title read before its entities are decoded (`&eacute;` is 8 characters for 1). */
@@ -44,7 +52,7 @@ export interface ExtractedPage {
   /** The first <base href>, as written. */
   base: string | null;
   links: ExtractedLink[];
-  /** Links beyond MAX_LINKS_PER_PAGE, dropped. */
+  /** Links to targets past the cap of distinct targets (--max-links-per-page), dropped. */
   droppedLinks: number;
   canonical: string | null;
   /** <meta name="robots"> says nofollow (or none): every link is nofollow. */
@@ -109,7 +117,7 @@ const LONGEST_READ_NAME = 8;
 export class LinkExtractor {
   private readonly tokenizer: Tokenizer;
   private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false };
-  /** Once the cap is reached: index in page.links of each kind and href kept. */
+  /** Once MERGE_AFTER links are written: index in page.links of each kind and target kept. */
   private kept: Map<string, number> | null = null;
   /**
    * The chunks written that a name or value still to be read may start in, from bufferOffset on: dropped
@@ -127,7 +135,8 @@ export class LinkExtractor {
   private titleText = '';
   private titleDone = false;
 
-  constructor() {
+  /** `maxLinks`: distinct targets kept (the rest counted in droppedLinks). */
+  constructor(private readonly maxLinks = DEFAULT_MAX_LINKS_PER_PAGE) {
     this.tokenizer = new Tokenizer({ decodeEntities: false }, {
       onopentagname: (start, end) => {
         if (end - start > LONGEST_READ_NAME) {
@@ -220,18 +229,20 @@ export class LinkExtractor {
   }
 
   private add(kind: HtmlLinkKind, href: string, rel: number, hreflang: string | null = null): void {
-    const links = this.page.links;
+    let links = this.page.links;
     if (this.kept === null) {
-      if (links.length < MAX_LINKS_PER_PAGE) {
-        // Repeats are merged by the crawler (per target and kind) or here once the cap is reached:
-        // a Map per page would cost every page what only link farms need.
+      if (links.length < MERGE_AFTER && links.length < this.maxLinks) {
+        // Repeats are merged by the crawler (per target and kind) or here once many links are written:
+        // a Map per page would cost every page what only index pages and link farms need.
         links.push({ href, kind, rel, nofollow: (rel & REL_BITS.nofollow) !== 0, hreflang });
         return;
       }
       this.compact();
+      // compact() made a new array: the link goes into that one.
+      links = this.page.links;
     }
-    // At the cap: a link written again merges into its first copy; a new one is kept while there is room.
-    const id = `${kind} ${href}`;
+    // A link written again merges into its first copy; a new target is kept while there is room.
+    const id = targetId(kind, href);
     const at = this.kept!.get(id);
     if (at !== undefined) {
       // Written again: nofollow (ugc, sponsored) only if every copy says so.
@@ -240,7 +251,7 @@ export class LinkExtractor {
       link.nofollow = (link.rel & REL_BITS.nofollow) !== 0;
       return;
     }
-    if (links.length >= MAX_LINKS_PER_PAGE) {
+    if (links.length >= this.maxLinks) {
       this.page.droppedLinks++;
       return;
     }
@@ -253,7 +264,7 @@ export class LinkExtractor {
     const kept = new Map<string, number>();
     const merged: ExtractedLink[] = [];
     for (const link of this.page.links) {
-      const id = `${link.kind} ${link.href}`;
+      const id = targetId(link.kind, link.href);
       const at = kept.get(id);
       if (at === undefined) {
         kept.set(id, merged.length);
@@ -320,9 +331,15 @@ export class LinkExtractor {
   }
 }
 
+/** A link's kind and target as written, up to its fragment (links to one target differing only there are merged). */
+function targetId(kind: HtmlLinkKind, href: string): string {
+  const hash = href.indexOf('#');
+  return `${kind} ${hash === -1 ? href : href.slice(0, hash)}`;
+}
+
 /** Extracts from a whole document at once. */
-export function extractLinks(html: string): ExtractedPage {
-  const extractor = new LinkExtractor();
+export function extractLinks(html: string, maxLinks = DEFAULT_MAX_LINKS_PER_PAGE): ExtractedPage {
+  const extractor = new LinkExtractor(maxLinks);
   extractor.write(html);
   return extractor.end();
 }

@@ -32,7 +32,7 @@ import { Agent, buildConnector } from 'undici';
 import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
 import type { IpRules } from './ip-rules.js';
-import { type ExtractedPage, LinkExtractor } from './extract.js';
+import { DEFAULT_MAX_LINKS_PER_PAGE, type ExtractedPage, LinkExtractor } from './extract.js';
 import { DEFAULT_MAX_SITEMAP_ENTRIES, type ExtractedSitemap, SitemapExtractor } from './sitemap.js';
 
 export const DEFAULT_USER_AGENT = 'wga/0.1 (web graph analyzer; +https://github.com/wga-project/wga)';
@@ -56,6 +56,8 @@ export interface FetcherOptions {
   compression?: boolean;
   /** Entries read of one sitemap (DEFAULT_MAX_SITEMAP_ENTRIES). */
   maxSitemapEntries?: number;
+  /** Distinct targets kept per HTML page (extract.ts DEFAULT_MAX_LINKS_PER_PAGE). */
+  maxLinksPerPage?: number;
   /** Told of every request and its answer (WARC output). */
   recorder?: ExchangeRecorder;
   /**
@@ -310,6 +312,7 @@ export class Fetcher {
   private readonly maxBodyBytes: number;
   private readonly compression: boolean;
   private readonly maxSitemapEntries: number;
+  private readonly maxLinksPerPage: number;
   private readonly recorder: ExchangeRecorder | null;
   private readonly keepHtml: KeepHtml;
 
@@ -318,6 +321,7 @@ export class Fetcher {
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.compression = options.compression ?? true;
     this.maxSitemapEntries = options.maxSitemapEntries ?? DEFAULT_MAX_SITEMAP_ENTRIES;
+    this.maxLinksPerPage = options.maxLinksPerPage ?? DEFAULT_MAX_LINKS_PER_PAGE;
     this.recorder = options.recorder ?? null;
     this.rules = options.ipRules;
     this.resolve = options.resolve ?? new Map();
@@ -471,6 +475,7 @@ export class Fetcher {
       const read = await readBody(body, mode, codings, response.headers['content-type'], mode === 'text' ? textLimit : this.maxBodyBytes, keep, {
         maxBodyBytes: this.maxBodyBytes,
         maxSitemapEntries: this.maxSitemapEntries,
+        maxLinksPerPage: this.maxLinksPerPage,
         keepHtml: this.keepHtml,
       });
       // The page's answer, filled in place (one object per fetch: this runs for every page).
@@ -612,7 +617,7 @@ export async function readBody(
   contentTypeHeader: string | string[] | undefined,
   limit: number,
   keep: (chunk: Buffer) => void,
-  caps: { maxBodyBytes: number; maxSitemapEntries: number; keepHtml?: KeepHtml },
+  caps: { maxBodyBytes: number; maxSitemapEntries: number; maxLinksPerPage?: number; keepHtml?: KeepHtml },
 ): Promise<BodyRead> {
   const wireLimit = mode === 'text' ? caps.maxBodyBytes : limit;
   let wireSize = 0;
@@ -621,7 +626,7 @@ export async function readBody(
   if (!bodyDigestLoaded()) await bodyDigestReady;
   const digest = new BodyDigest();
   const decoder = decoderFor(mode === 'page' ? charsetOf(contentTypeHeader) : 'utf-8');
-  const extractor = mode === 'page' ? new LinkExtractor() : null;
+  const extractor = mode === 'page' ? new LinkExtractor(caps.maxLinksPerPage) : null;
   // The page's text as decoded, for a browser to render (no more than the decoded cap).
   const html: string[] | null = mode === 'page' && caps.keepHtml !== undefined && caps.keepHtml !== 'none' ? [] : null;
   const sitemap = mode === 'sitemap' ? new SitemapExtractor(caps.maxSitemapEntries) : null;

@@ -26,7 +26,7 @@ import type { CrawlCounters } from './counters.js';
 import { type ExtractedLink, type ExtractedPage } from './extract.js';
 import { type FetchResult, Fetcher, HTML_TYPES, type ResourceAnswer, type Validators } from './fetcher.js';
 import { BrowserMissingError, BROWSER_CANDIDATES, findBrowser, type RenderCounters, type RenderedPage, Renderer } from './render.js';
-import { RenderPolicy } from './render-policy.js';
+import { type HostRenderReport, RenderPolicy } from './render-policy.js';
 import { type Host, HostTable, RobotsState, type SitemapTask } from './hosts.js';
 import { RobotsRules } from './robots.js';
 import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
@@ -54,6 +54,9 @@ const REFUSALS_PER_TURN = 1000;
 const OUTCOMES = ['excluded', 'failed', 'redirects', 'fetched', 'other'] as const;
 const NO_OUTCOME = 255;
 const ROLES: readonly PageRole[] = ['page', 'sitemap'];
+/** Bits of a page's render flags: its served HTML had scripts; it was rendered in this session. */
+const SCRIPTED = 1;
+const RENDERED = 2;
 /** A small number per kind, for numeric keys (target * 16 + kind). */
 const KIND_INDEX: Record<LinkKind, number> = { anchor: 0, area: 1, frame: 2, iframe: 3, refresh: 4, redirect: 5, canonical: 6, alternate: 7, sitemap: 8 };
 /** 1 for the kinds of the web graph (GRAPH_LINK_KINDS), by KIND_INDEX. */
@@ -154,6 +157,8 @@ export abstract class PagePipeline {
   protected readonly role = new Column(new Uint8Array(1024));
   /** The class of each finished page's answer (OUTCOMES), NO_OUTCOME before its first. */
   private readonly outcome = new Column(new Uint8Array(1024), NO_OUTCOME);
+  /** Per page, RENDER_FLAGS: whether its served HTML had scripts, whether it was rendered (this session). */
+  private readonly renderFlags = new Column(new Uint8Array(1024));
   /** Per page, the last pageLinks() call that put it in an out list (its generation). */
   private readonly marks = new Column(new Int32Array(1024));
   private markGeneration = 0;
@@ -173,7 +178,7 @@ export abstract class PagePipeline {
   protected readonly validators: Map<number, Validators> | null;
   protected readonly counters: CrawlCounters = {
     known: 0, fetched: 0, failed: 0, excluded: 0, redirects: 0, other: 0, frontier: 0, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
-    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0, rendered: 0, renderFailed: 0, renderedLinks: 0,
+    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0, rendered: 0, renderFailed: 0, renderedLinks: 0, pagesOverLinkCap: 0,
   };
   /** robots.txt fetches running. */
   protected robotsLoading = 0;
@@ -185,6 +190,14 @@ export abstract class PagePipeline {
   /** The browser pages are rendered in (--render), or null. */
   protected readonly renderer: Renderer | null;
   private readonly renderPolicy: RenderPolicy;
+  /** Samples being rendered beside the crawl (render-policy.ts): the crawl does not end before their verdict. */
+  private samplesRunning = 0;
+  /** Per host rendered throughout after its pages were read as served: those pages, to read again, rendered. */
+  private readonly rereads = new Map<Host, number[]>();
+  /** Pages being read again to be rendered (not new fetches for --max-pages and the counts). */
+  protected readonly rereading = new Set<number>();
+  /** When the crawl started (performance.now()), for the render budget. */
+  private readonly pipelineStartedAt = performance.now();
   /** --render auto without a browser on the machine: pages are read as served (the report says so). */
   protected readonly renderUnavailable: boolean;
   /** robots.txt of the hosts rendered pages load subresources from that are not hosts of the crawl. */
@@ -209,7 +222,13 @@ export abstract class PagePipeline {
       if (browserPath === null && (settings.render === 'always' || settings.browser !== null)) throw new BrowserMissingError(settings.browser === null ? BROWSER_CANDIDATES : [settings.browser]);
     }
     this.renderUnavailable = settings.render !== 'never' && browserPath === null;
-    this.renderPolicy = new RenderPolicy(browserPath === null ? 'never' : settings.render);
+    this.renderPolicy = new RenderPolicy(
+      browserPath === null ? 'never' : settings.render,
+      settings.renderBudget,
+      renderConcurrencyOf(settings),
+      () => ({ elapsedMs: performance.now() - this.pipelineStartedAt, known: this.counters.known, finished: this.finishedCount() }),
+      () => this.renderer?.browserRunning() === true,
+    );
     this.renderer =
       browserPath === null
         ? null
@@ -221,6 +240,8 @@ export abstract class PagePipeline {
             quietMs: settings.renderQuietMs,
             resources: settings.renderResources,
             gate: { fetch: (url, accept) => this.fetchSubresource(url, accept) },
+            idleMs: settings.renderIdleMs,
+            maxLinks: settings.maxLinksPerPage,
           });
     this.fetcher = new Fetcher({
       userAgent: settings.userAgent,
@@ -234,6 +255,7 @@ export abstract class PagePipeline {
       connectionsPerOrigin: settings.perHost,
       compression: settings.compression,
       maxSitemapEntries: settings.maxSitemapEntries,
+      maxLinksPerPage: settings.maxLinksPerPage,
       ...(options.warc === null ? {} : { recorder: options.warc }),
       keepHtml: this.renderer === null ? 'none' : settings.render === 'always' ? 'all' : 'scripted',
     });
@@ -385,6 +407,7 @@ export abstract class PagePipeline {
     if (this.stopping === null && this.failure === null) {
       while (this.counters.inFlight < this.settings.concurrency && this.robotsQueue.length > 0) void this.loadRobots(this.robotsQueue.shift()!);
       if (this.sitemapHosts.size > 0) this.startSitemaps();
+      this.startRereads();
       // Pages a rule refuses finish at once, without a request; a bounded number per turn of the event
       // loop keeps a crawl whose pages are all refused (e.g. --refresh after robots.txt failed) from
       // spinning here without ever writing a checkpoint or hearing a signal.
@@ -407,8 +430,10 @@ export abstract class PagePipeline {
   /** Whether anything is still to happen: fetches, a pump put off, retries, robots.txt or politeness timers. */
   protected busy(): boolean {
     if (this.counters.inFlight > 0 || this.pumpLater !== null) return true;
+    // Samples of --render auto are waited for only while their verdict could still change the crawl.
+    if (this.samplesRunning > 0 && this.stopping === null && this.renderPolicy.samplesMatter()) return true;
     if (this.stopping !== null) return false;
-    return this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.hosts.some((h) => h.timer !== null);
+    return this.rereads.size > 0 || this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.hosts.some((h) => h.timer !== null);
   }
 
   /** Switches a host on or off for selection; when only its delay holds it, wakes up when that ends. */
@@ -470,20 +495,126 @@ export abstract class PagePipeline {
     // Dropped once handed on (only answers that carry it: adding the property to every answer would change their shape).
     if (html !== null) result.html = null;
     const retry = result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null;
-    if (!retry && html !== null && result.page !== null && this.stopping === null && this.renderPolicy.wants(host.id, result.page)) {
-      // Rendered: the page stays in flight (it holds its place in --concurrency), its host free for other requests.
-      this.refreshHost(host);
-      this.pump();
-      this.renderer!.render({ url: this.urls.url(id), html }).then(
-        (rendered) => this.answered(id, host, refetch, result, rendered),
-        (error: unknown) => {
-          this.counters.inFlight--;
-          this.fail(error as Error);
-        },
-      );
-      return;
+    if (!retry && html !== null && result.page !== null && this.stopping === null) {
+      const choice = this.renderPolicy.choose(host.id, host.origin, result.page);
+      if (choice === 'render' || choice === 'shell') {
+        // Rendered: the page stays in flight (it holds its place in --concurrency), its host free for other requests.
+        this.refreshHost(host);
+        this.pump();
+        this.renderer!.render({ url: this.urls.url(id), html }).then(
+          (rendered) => {
+            this.renderPolicy.spent(rendered.elapsedMs, choice === 'shell');
+            if (choice === 'render') this.renderPolicy.renderedPage(host.id);
+            this.answered(id, host, refetch, result, rendered);
+          },
+          (error: unknown) => {
+            this.counters.inFlight--;
+            this.fail(error as Error);
+          },
+        );
+        return;
+      }
+      if (choice === 'sample') this.renderSample(id, host, html, result.page);
     }
     this.answered(id, host, refetch, result, null, retry);
+  }
+
+  /**
+   * A sample of a host for --render auto (render-policy.ts), rendered beside the crawl: the page is
+   * recorded as served; rendering tells which URLs only its scripts write that the crawl does not
+   * know. When the verdict is to render the host, its pages read so far are read again, rendered.
+   */
+  private renderSample(id: number, host: Host, html: string, served: ExtractedPage): void {
+    const url = this.urls.url(id);
+    const depth = this.depth.get(id);
+    this.samplesRunning++;
+    this.renderer!.render({ url, html }).then(
+      (rendered) => {
+        this.samplesRunning--;
+        this.renderPolicy.spent(rendered.elapsedMs, false);
+        if (this.stopping !== null) {
+          this.afterPump();
+          return;
+        }
+        const fresh = rendered.page === null ? [] : this.unknownTargets(rendered.page, rendered.finalUrl ?? url, served, url, depth);
+        if (this.renderPolicy.sampled(host.id, fresh, this.waitingOf(host))) this.renderHostAgain(host);
+        this.pump();
+      },
+      (error: unknown) => {
+        this.samplesRunning--;
+        this.fail(error as Error);
+      },
+    );
+  }
+
+  /** The in-scope URLs a rendered page links to that the crawl does not know (and its served HTML does not hold). */
+  private unknownTargets(page: ExtractedPage, url: string, served: ExtractedPage, servedUrl: string, depth: number): string[] {
+    const known = new Set<string>();
+    const servedBase = PagePipeline.baseOf(served, servedUrl);
+    for (const link of served.links) {
+      const resolved = resolveUrl(link.href, servedBase);
+      if (resolved.ok) known.add(resolved.key);
+    }
+    const base = PagePipeline.baseOf(page, url);
+    const fresh = new Set<string>();
+    for (const link of page.links) {
+      if (!IN_GRAPH[KIND_INDEX[link.kind]]) continue;
+      const resolved = resolveUrl(link.href, base);
+      if (!resolved.ok || known.has(resolved.key) || fresh.has(resolved.key) || this.urls.id(resolved.key) !== -1) continue;
+      if (this.compiled.scope.exclusion(resolved.url, resolved.key, depth + DEPTH_STEP[link.kind], false) !== null) continue;
+      fresh.add(resolved.key);
+    }
+    return [...fresh];
+  }
+
+  /** What a page's links resolve against: its <base href> when usable, else its URL. */
+  private static baseOf(page: ExtractedPage, url: string): string | URL {
+    if (page.base === null) return url;
+    const resolved = resolveUrl(page.base, url);
+    return resolved.ok ? resolved.url : url;
+  }
+
+  /** A host now rendered throughout: its pages with scripts read as served so far are read again, rendered. */
+  private renderHostAgain(host: Host): void {
+    const queue = this.rereads.get(host) ?? [];
+    for (let id = 0; id < this.urls.size; id++) {
+      if (this.hostOf.get(id) !== host.id || this.state.get(id) !== DONE) continue;
+      if ((this.renderFlags.get(id) & (SCRIPTED | RENDERED)) === SCRIPTED) queue.push(id);
+    }
+    if (queue.length > 0) this.rereads.set(host, queue);
+  }
+
+  /** Starts the re-reads of hosts now rendered throughout, as politeness allows (before new pages). */
+  private startRereads(): void {
+    if (this.rereads.size === 0) return;
+    const now = performance.now();
+    for (const [host, queue] of this.rereads) {
+      // The budget ran out: the host's pages are read as served from now on.
+      if (this.renderPolicy.verdictOf(host.id) !== 'render') queue.length = 0;
+      while (queue.length > 0 && this.counters.inFlight < this.settings.concurrency && this.hosts.available(host, now)) {
+        const id = queue.shift()!;
+        if (this.state.get(id) !== DONE) continue;
+        this.rereading.add(id);
+        this.startPage(id);
+      }
+      if (queue.length === 0) this.rereads.delete(host);
+    }
+  }
+
+  /** Pages a host may still have to read: the crawl's waiting pages (exact for one host, more than the host's otherwise). */
+  private waitingOf(_host: Host): number {
+    return this.counters.frontier;
+  }
+
+  /** Pages finished (read, or refused by a rule) in this session. */
+  private finishedCount(): number {
+    const c = this.counters;
+    return c.fetched + c.failed + c.excluded + c.redirects + c.other;
+  }
+
+  /** Per host, what --render auto decided and why. */
+  protected renderHostReport(): HostRenderReport[] {
+    return this.renderPolicy.mode === 'auto' ? this.renderPolicy.report() : [];
   }
 
   /** A page's answer (and its rendering) is in: recorded, or its retry scheduled. */
@@ -555,13 +686,16 @@ export abstract class PagePipeline {
 
   protected processAnswer(id: number, refetch: boolean, result: FetchResult, rendered: RenderedPage | null = null): void {
     const record = fetchRecordOf(result);
+    if (result.page !== null && result.error === null) this.notePageRender(id, result.page, rendered);
     if (rendered !== null) {
       record.rendered = rendered.outcome;
       const title = rendered.page?.title ?? null;
       if (title !== null) record.title = title.replace(/\u0000/g, '\uFFFD');
       if (rendered.outcome === 'failed') this.counters.renderFailed++;
       else this.counters.rendered++;
+      if (rendered.page !== null) record.linksDropped = Math.max(record.linksDropped ?? 0, rendered.page.droppedLinks);
     }
+    if ((record.linksDropped ?? 0) > 0) this.counters.pagesOverLinkCap++;
     const out: number[] = [];
     const links: FoundLink[] = [];
     if (result.notModified) {
@@ -581,6 +715,22 @@ export abstract class PagePipeline {
     if (this.validators !== null && record.etag != null) this.validators.set(id, { etag: record.etag ?? null, lastModified: record.lastModified ?? null });
     else if (this.validators !== null && record.lastModified != null) this.validators.set(id, { etag: null, lastModified: record.lastModified });
     this.finishPage(id, { record, out, links, refetch, fetched: true });
+  }
+
+  /** What --render auto keeps of a read HTML page: whether it had scripts, was rendered; a page its host's verdict wants rendered is read again. */
+  private notePageRender(id: number, page: ExtractedPage, rendered: RenderedPage | null): void {
+    const reread = this.rereading.has(id);
+    if (this.renderPolicy.mode !== 'auto') return;
+    const scripted = page.scripts > 0;
+    this.renderFlags.set(id, (scripted ? SCRIPTED : 0) | (rendered !== null && rendered.outcome !== 'failed' ? RENDERED : 0));
+    const host = this.hostFor(id);
+    if (!reread) this.renderPolicy.finished(host.id, host.origin, page);
+    // Read as served while (or just before) its host was found to need rendering: read again.
+    if (scripted && rendered === null && this.renderPolicy.verdictOf(host.id) === 'render' && !RenderPolicy.isShell(page)) {
+      const queue = this.rereads.get(host) ?? [];
+      queue.push(id);
+      this.rereads.set(host, queue);
+    }
   }
 
   /**
@@ -661,10 +811,7 @@ export abstract class PagePipeline {
       }
     }
     found.clear();
-    if (rendered !== null) {
-      this.counters.renderedLinks += scripted;
-      this.renderPolicy.learn(this.hostFor(id).id, scripted);
-    }
+    if (rendered !== null) this.counters.renderedLinks += scripted;
   }
 
   /** A link to `target` into a page's links found, merged with one of the same kind found before. */
@@ -750,6 +897,7 @@ export abstract class PagePipeline {
     const keepsStored = outcome.refetch && (outcome.record.status === null || outcome.record.status >= 500);
     if (this.outLinks !== null && outcome.record.notModified !== true && !keepsStored) this.outLinks.set(id, Int32Array.from(outcome.out));
     this.pageFinished(id, outcome);
+    this.rereading.delete(id);
     if (outcome.record.notModified !== true && !keepsStored) this.countFinished(id, outcome.record.status, outcome.record.error, outcome.record.contentType);
   }
 

@@ -42,6 +42,8 @@ export const DEFAULT_RENDER_RESOURCES = ['script', 'stylesheet', 'fetch', 'xhr']
 /** Every resource type --render-resources may name (documents are the page's own affair). */
 export const RENDER_RESOURCE_TYPES = ['script', 'stylesheet', 'fetch', 'xhr', 'image', 'media', 'font', 'texttrack', 'manifest', 'other'];
 
+/** Times the browser is started before --render gives up on it. */
+const LAUNCH_ATTEMPTS = 2;
 /** Renders of a page tried again after its browser crashed or was killed. */
 const RENDER_RETRIES = 3;
 /** Extra time past the render timeout before a page is taken for hung and its tab closed. */
@@ -80,6 +82,10 @@ export interface RendererOptions {
   /** Resource types fetched for a page (the rest refused). */
   resources: readonly string[];
   gate: ResourceGate;
+  /** The browser is closed when no page has needed it for this long, ms (started again when one does). */
+  idleMs: number;
+  /** Distinct targets kept per page (extract.ts). */
+  maxLinks?: number;
 }
 
 export interface RenderRequest {
@@ -99,6 +105,8 @@ export interface RenderedPage {
   navigatedTo: string | null;
   /** Why rendering failed. */
   error: string | null;
+  /** Time the page took of a tab (from getting one to its links), ms. */
+  elapsedMs: number;
 }
 
 /** Counters of a renderer, for the crawl's report. */
@@ -106,8 +114,9 @@ export interface RenderCounters {
   rendered: number;
   unsettled: number;
   failed: number;
-  /** Browser (re)starts. */
+  /** Browser (re)starts, and closes after --render-idle without a page. */
   launches: number;
+  idleCloses: number;
   /** Subresources fetched through the gate, answered from the cache, refused (by type or method), and failed (by rule or network). */
   subresources: number;
   cacheHits: number;
@@ -170,7 +179,7 @@ function withoutFragment(url: string): string {
 }
 
 export class Renderer {
-  readonly counters: RenderCounters = { rendered: 0, unsettled: 0, failed: 0, launches: 0, subresources: 0, cacheHits: 0, blocked: 0, refused: 0, renderMs: 0 };
+  readonly counters: RenderCounters = { rendered: 0, unsettled: 0, failed: 0, launches: 0, idleCloses: 0, subresources: 0, cacheHits: 0, blocked: 0, refused: 0, renderMs: 0 };
   private browser: Browser | null = null;
   private context: BrowserContext | null = null;
   private starting: Promise<BrowserContext> | null = null;
@@ -181,6 +190,8 @@ export class Renderer {
   /** The window property the mutation clock is read from (random: a page cannot expect it). */
   private readonly clockKey = `__wga${randomBytes(6).toString('hex')}`;
   private closed = false;
+  /** Closes the browser once no page has needed it for options.idleMs. */
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: RendererOptions) {
     this.resources = new Set(options.resources);
@@ -189,6 +200,10 @@ export class Renderer {
   /** Renders a page (waits for a free tab); never throws for the page's sake: failures come back as 'failed'. */
   async render(request: RenderRequest): Promise<RenderedPage> {
     await this.slot();
+    if (this.idleTimer !== null) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     const started = performance.now();
     try {
       let result = await this.renderOnce(request);
@@ -201,16 +216,42 @@ export class Renderer {
         this.counters.rendered++;
         if (rendered.outcome === 'unsettled') this.counters.unsettled++;
       }
+      rendered.elapsedMs = performance.now() - started;
       return rendered;
     } finally {
       this.counters.renderMs += performance.now() - started;
       this.release();
+      if (this.running === 0 && !this.closed && this.browser !== null) {
+        this.idleTimer = setTimeout(() => {
+          this.idleTimer = null;
+          if (this.running === 0) void this.closeIdle();
+        }, this.options.idleMs);
+        // An idle browser does not keep the process alive.
+        this.idleTimer.unref();
+      }
     }
+  }
+
+  /** Whether the browser is running (a render started it and it has not been closed since). */
+  browserRunning(): boolean {
+    return this.browser !== null;
+  }
+
+  /** Closes the browser no page has needed for a while; the next render starts it again. */
+  private async closeIdle(): Promise<void> {
+    const browser = this.browser;
+    if (browser === null || this.starting !== null) return;
+    this.browser = null;
+    this.context = null;
+    this.counters.idleCloses++;
+    await withDeadline(browser.close(), 10_000, 'browser did not close').catch(() => killBrowser(browser));
   }
 
   /** Closes the browser. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     const browser = this.browser;
     this.browser = null;
     this.context = null;
@@ -261,15 +302,25 @@ export class Renderer {
     ];
     // Chromium's sandbox does not run as root.
     if (process.getuid?.() === 0) args.push('--no-sandbox');
-    let browser: Browser;
-    // The processes started now are this browser's (Playwright does not say which): killed with it if it hangs.
-    const before = new Set(browserProcesses());
-    try {
-      browser = await chromium.launch({ executablePath: this.options.browserPath, args, timeout: 60_000 });
-      browserPids.set(browser, browserProcesses().filter((pid) => !before.has(pid)));
-    } catch (error) {
-      throw new WgaError(`--render: Chromium at ${this.options.browserPath} did not start: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`, ExitCode.usage);
+    // A switch Chromium ignores, on this browser's command line only: its process is found by it
+    // (Playwright does not say which it is), to be killed with its group if it stops answering.
+    const marker = `--wga-renderer=${process.pid}-${randomBytes(6).toString('hex')}`;
+    args.push(marker);
+    let browser: Browser | null = null;
+    let failure: Error | null = null;
+    // Started twice at most: a launch on a loaded machine can lose its browser before it answers.
+    for (let attempt = 0; attempt < LAUNCH_ATTEMPTS && browser === null; attempt++) {
+      try {
+        browser = await chromium.launch({ executablePath: this.options.browserPath, args, timeout: 60_000 });
+      } catch (error) {
+        failure = error as Error;
+        killMarked(marker);
+      }
     }
+    if (browser === null) {
+      throw new WgaError(`--render: Chromium at ${this.options.browserPath} did not start: ${(failure?.message ?? '').split('\n')[0]!.slice(0, 200)}`, ExitCode.usage);
+    }
+    browserMarkers.set(browser, marker);
     this.counters.launches++;
     const context = await browser.newContext({ serviceWorkers: 'block', userAgent: this.options.userAgent, acceptDownloads: false, viewport: { width: 1280, height: 900 } });
     // For settling, set before any script of the page runs, behind a getter on a random name: the time of the
@@ -299,7 +350,7 @@ export class Renderer {
   }
 
   private async renderOnce(request: RenderRequest): Promise<{ rendered: RenderedPage; retry: boolean }> {
-    const failed = (error: string): RenderedPage => ({ outcome: 'failed', page: null, finalUrl: null, navigatedTo: null, error });
+    const failed = (error: string): RenderedPage => ({ outcome: 'failed', page: null, finalUrl: null, navigatedTo: null, error, elapsedMs: 0 });
     let context: BrowserContext;
     try {
       context = await this.browserContext();
@@ -336,9 +387,9 @@ export class Renderer {
       // A page is taken for hung only well past its time: a loaded machine slows pages that are not.
       const hardMs = this.options.timeoutMs + Math.max(HANG_GRACE_MS, this.options.timeoutMs);
       const done = await withDeadline(work(), hardMs, `no answer from the page after ${hardMs / 1000} s`);
-      const page_ = extractLinks(done.html);
+      const page_ = extractLinks(done.html, this.options.maxLinks);
       return {
-        rendered: { outcome: done.settled ? 'settled' : 'unsettled', page: page_, finalUrl: withoutFragment(done.url), navigatedTo: state.navigatedTo, error: null },
+        rendered: { outcome: done.settled ? 'settled' : 'unsettled', page: page_, finalUrl: withoutFragment(done.url), navigatedTo: state.navigatedTo, error: null, elapsedMs: 0 },
         retry: false,
       };
     } catch (error) {
@@ -446,19 +497,34 @@ export class Renderer {
   }
 }
 
-/** The processes of each browser started, as seen when it started (Linux). */
-const browserPids = new WeakMap<Browser, number[]>();
+/** The switch on each browser's command line (launch()). */
+const browserMarkers = new WeakMap<Browser, string>();
 
-/** Ends a browser that does not answer: its processes killed (its tabs' end with them). */
+/** Ends a browser that does not answer: its process group killed (its tabs' processes with it). */
 function killBrowser(browser: Browser): void {
-  for (const pid of browserPids.get(browser) ?? []) {
+  const marker = browserMarkers.get(browser);
+  if (marker !== undefined) killMarked(marker);
+  void browser.close().catch(() => undefined);
+}
+
+/** Kills the browser whose command line holds `marker`, and its process group (Playwright starts it as a group's leader). */
+function killMarked(marker: string): void {
+  for (const pid of browserProcesses()) {
+    let cmdline: string;
     try {
-      process.kill(pid, 'SIGKILL');
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
     } catch {
-      // Gone already.
+      continue;
+    }
+    if (!cmdline.split('\0').includes(marker)) continue;
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Gone already, or not a group.
+      }
     }
   }
-  void browser.close().catch(() => undefined);
 }
 
 /** The browser processes this process started (Linux: /proc; elsewhere none are found). */

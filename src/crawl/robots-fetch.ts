@@ -62,6 +62,7 @@ export function fetchRecordOf(result: FetchResult): FetchRecord {
     etag: ok && result.contentHash !== null ? safeHeader(result.etag) : null,
     lastModified: ok && result.contentHash !== null ? safeHeader(result.lastModified) : null,
     notModified: result.notModified,
+    linksDropped: result.page?.droppedLinks ?? 0,
   };
 }
 

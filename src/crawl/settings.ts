@@ -101,6 +101,15 @@ export interface CrawlSettings {
   renderQuietMs: number;
   /** Resource types a rendered page may load (Playwright's names): scripts, stylesheets, fetch and XHR. */
   renderResources: string[];
+  /**
+   * --render auto's time budget (render-policy.ts): the renders it chooses (samples, whole hosts; not
+   * application shells) may take at most this many times the crawl's time: 0.25.
+   */
+  renderBudget: number;
+  /** The browser is closed when no page has needed it for this long, ms: 30,000. */
+  renderIdleMs: number;
+  /** Distinct links kept per page (a link farm's page is cut there, and counted): 100,000. */
+  maxLinksPerPage: number;
 }
 
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
@@ -160,6 +169,9 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   renderTimeoutMs: 15_000,
   renderQuietMs: 500,
   renderResources: [...DEFAULT_RENDER_RESOURCES],
+  renderBudget: 0.25,
+  renderIdleMs: 30_000,
+  maxLinksPerPage: 100_000,
 };
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
@@ -201,6 +213,9 @@ function checkSettings(s: CrawlSettings): void {
   if (s.renderConcurrency !== null) integer('--render-concurrency', s.renderConcurrency, 1, 64);
   integer('--render-timeout', s.renderTimeoutMs, 100, 600_000);
   integer('--render-quiet', s.renderQuietMs, 10, 60_000);
+  if (!(Number.isFinite(s.renderBudget) && s.renderBudget > 0)) throw new OptionError('--render-budget', `expected a positive number (times the crawl's time), got ${s.renderBudget}`);
+  integer('--render-idle', s.renderIdleMs, 0, 86_400_000);
+  integer('--max-links-per-page', s.maxLinksPerPage, 1, 10_000_000);
   for (const type of s.renderResources) {
     if (!RENDER_RESOURCE_TYPES.includes(type)) throw new OptionError('--render-resources', `expected types among ${RENDER_RESOURCE_TYPES.join(', ')}, got '${type}'`);
   }

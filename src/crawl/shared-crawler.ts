@@ -92,6 +92,8 @@ export interface SharedCounters {
   rendered: number;
   renderFailed: number;
   renderedLinks: number;
+  /** Pages that linked to more targets than --max-links-per-page (the rest not kept). */
+  pagesOverLinkCap: number;
 }
 
 export interface SharedProgress extends SharedCounters {
@@ -350,6 +352,12 @@ export class SharedCrawler extends PagePipeline {
   }
 
   protected pageStarted(i: number, _refetch: boolean, requested: boolean): void {
+    if (this.rereading.has(i)) {
+      // Read again to be rendered (its host's verdict, render-policy.ts): no longer waiting since its first read.
+      this.busyIn[this.part.get(i)]!++;
+      if (requested) this.counts.requests++;
+      return;
+    }
     this.ledger.dequeue(i);
     this.waitingIn[this.part.get(i)]!--;
     this.waitingCount--;
@@ -386,8 +394,11 @@ export class SharedCrawler extends PagePipeline {
     const { record, out, links } = outcome;
     this.ledger.read(i, out, (j) => this.isHeld(j));
     this.busyIn[this.part.get(i)]!--;
-    this.fetches.push({ local: i, part: this.part.get(i), record, first: true });
+    const again = this.rereading.has(i);
+    this.fetches.push({ local: i, part: this.part.get(i), record, first: !again });
+    // Read again, rendered: its links are those of its first read and more (stored links are kept, the new ones added).
     for (const link of links) this.links.push({ source: i, target: link.target, kind: link.kind, nofollow: (link.rel & 1) !== 0, rel: link.rel, hreflang: link.hreflang, lastmod: link.lastmod });
+    if (again) return;
     this.own_.pages++;
     this.counts.pages++;
     const { status, error, contentType } = record;
@@ -636,7 +647,7 @@ export class SharedCrawler extends PagePipeline {
     return {
       fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: c.redirects, other: c.other, requests: c.requests, retries: c.retries,
       ...this.own_, wireBytes: c.wireBytes, bodyBytes: c.bodyBytes, sitemaps: c.sitemaps,
-      rendered: c.rendered, renderFailed: c.renderFailed, renderedLinks: c.renderedLinks,
+      rendered: c.rendered, renderFailed: c.renderFailed, renderedLinks: c.renderedLinks, pagesOverLinkCap: c.pagesOverLinkCap,
     };
   }
 

@@ -153,7 +153,7 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
   maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag', storeRetry: 'value',
   // Not --browser: a path to an executable the server would run is no parameter for a web form.
-  render: 'value', renderConcurrency: 'value', renderTimeout: 'value', renderQuiet: 'value', renderResources: 'value',
+  render: 'value', renderConcurrency: 'value', renderTimeout: 'value', renderQuiet: 'value', renderResources: 'value', renderBudget: 'value', renderIdle: 'value', maxLinksPerPage: 'value',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {

@@ -33,6 +33,7 @@ import {
   type StatusClass,
   statusCondition,
   roleCode,
+  droppedCode,
   renderCode,
   visitFromRow,
   visitOf,
@@ -350,8 +351,8 @@ export class PostgresStore implements Store {
   async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
     await this.pool.query(
       `UPDATE pages SET status = $1, content_type = $2, fetched_at = $3, size = $4, title = $5, fetch_error = $6,
-         wire_size = $8, etag = $9, last_modified = $10, content_hash = $11, rendered = $12 WHERE id = $7`,
-      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered)],
+         wire_size = $8, etag = $9, last_modified = $10, content_hash = $11, rendered = $12, links_dropped = $13 WHERE id = $7`,
+      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped)],
     );
   }
 
@@ -372,7 +373,7 @@ export class PostgresStore implements Store {
         (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.failed}) AS failed,
         (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.excluded}) AS excluded,
         (SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.frontier}) AS frontier,
-        (SELECT count(*) FROM runs) AS runs`,
+        (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM pages WHERE links_dropped > 0) AS "overLinkCap"`,
     );
     const row = rows[0]!;
     return {
@@ -382,6 +383,7 @@ export class PostgresStore implements Store {
       failed: Number(row.failed),
       excluded: Number(row.excluded),
       frontier: Number(row.frontier),
+      overLinkCap: Number(row.overLinkCap),
       runs: Number(row.runs),
     };
   }
@@ -775,9 +777,9 @@ export async function recordFetches(
       await client.query(
         `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
            fetch_error = f.fetch_error, fetch_seq = f.fetch_seq, wire_size = f.wire_size, etag = f.etag, last_modified = f.last_modified, content_hash = f.content_hash,
-           rendered = f.rendered
+           rendered = f.rendered, links_dropped = f.links_dropped
          FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::smallint[])
-           AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash, rendered)
+           AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash, rendered, links_dropped)
          WHERE p.id = f.id`,
         [
           column(full, (f) => f.id), column(full, (f) => f.record.status), column(full, (f) => f.record.contentType),
@@ -785,6 +787,7 @@ export async function recordFetches(
           column(full, (f) => f.record.error), column(full, (f) => f.fetchSeq), column(full, (f) => f.record.wireSize ?? null),
           column(full, (f) => f.record.etag ?? null), column(full, (f) => f.record.lastModified ?? null), column(full, (f) => f.record.contentHash ?? null),
           column(full, (f) => renderCode(f.record.rendered)),
+          column(full, (f) => droppedCode(f.record.linksDropped)),
         ],
       );
     }

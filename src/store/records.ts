@@ -38,12 +38,18 @@ export interface PageRow {
   content_hash: string | null;
   role: number;
   rendered: number | null;
+  links_dropped: number | null;
 }
 
-export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role, rendered';
+export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role, rendered, links_dropped';
 
 export function roleOf(code: number): PageRole {
   return PAGE_ROLES[Number(code)] ?? 'page';
+}
+
+/** The stored count of links past --max-links-per-page: null when none were dropped (most pages). */
+export function droppedCode(dropped: number | undefined): number | null {
+  return dropped === undefined || dropped === 0 ? null : dropped;
 }
 
 /** The stored code of a render outcome (schema.ts RENDER_CODES), null when not rendered. */
@@ -74,6 +80,7 @@ export function pageFromRow(row: PageRow): PageRecord {
     contentHash: row.content_hash,
     role: roleOf(row.role),
     rendered: row.rendered === null || row.rendered === undefined ? null : (RENDER_OUTCOMES[Number(row.rendered) - 1] ?? null),
+    linksDropped: row.links_dropped === null || row.links_dropped === undefined ? 0 : Number(row.links_dropped),
   };
 }
 

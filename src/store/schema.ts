@@ -21,6 +21,7 @@
  * not, links added and removed), and the links each re-read added or removed.
  * Version 4 adds whether a page was rendered in a browser (--render): null, or 1 settled, 2 unsettled,
  * 3 failed (RENDER_CODES).
+ * Version 5 adds, per page, the links to targets past --max-links-per-page that were not kept (null: none).
  */
 import type { LinkKind, PageRole, RenderOutcome } from './store.js';
 
@@ -142,6 +143,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: 'whether a page was rendered in a browser',
     statements: ['ALTER TABLE pages ADD COLUMN rendered INTEGER'],
   },
+  {
+    version: 5,
+    description: 'links a page had past --max-links-per-page',
+    statements: ['ALTER TABLE pages ADD COLUMN links_dropped INTEGER'],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -249,5 +255,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: 'whether a page was rendered in a browser',
     statements: ['ALTER TABLE pages ADD COLUMN rendered SMALLINT'],
+  },
+  {
+    version: 5,
+    description: 'links a page had past --max-links-per-page',
+    statements: ['ALTER TABLE pages ADD COLUMN links_dropped INTEGER'],
   },
 ];

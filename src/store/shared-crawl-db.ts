@@ -51,7 +51,7 @@ import { newPool } from './pg-config.js';
 import { inTransaction, linkColumns } from './postgres.js';
 import type { FetchRecord, NewLink, PageRole } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
-import { VISIT_COLUMNS, checkStorableUrl, liveOpicExpression, renderCode, roleCode, visitOf } from './records.js';
+import { VISIT_COLUMNS, checkStorableUrl, liveOpicExpression, droppedCode, renderCode, roleCode, visitOf } from './records.js';
 import { balance } from './shared-balance.js';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -514,12 +514,13 @@ export class SharedCrawlDb {
              last_modified = CASE WHEN u.fetched THEN u.last_modified ELSE p.last_modified END,
              content_hash = CASE WHEN u.fetched THEN u.content_hash ELSE p.content_hash END,
              rendered = CASE WHEN u.fetched THEN u.rendered ELSE p.rendered END,
+             links_dropped = CASE WHEN u.fetched THEN u.links_dropped ELSE p.links_dropped END,
              cash = coalesce(u.cash, p.cash), history = coalesce(u.history, p.history), last_read = coalesce(u.last_read, p.last_read),
              reads = coalesce(u.reads, p.reads), seen_all = coalesce(u.seen_all, p.seen_all)
            FROM unnest($1::bigint[], $2::boolean[], $3::int[], $4::text[], $5::float8[], $6::bigint[], $7::text[], $8::text[],
                        $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::smallint[])
              AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all,
-                   wire_size, etag, last_modified, content_hash, rendered)
+                   wire_size, etag, last_modified, content_hash, rendered, links_dropped)
            WHERE p.id = u.id`,
           [
             u.map(([id]) => id), u.map(([, x]) => x.fetch !== null),
@@ -527,6 +528,7 @@ export class SharedCrawlDb {
             o((st) => st.cash), o((st) => st.history), o((st) => st.lastRead), o((st) => st.reads), o((st) => st.seenAll),
             f((r) => r.wireSize ?? null), f((r) => r.etag ?? null), f((r) => r.lastModified ?? null), f((r) => r.contentHash ?? null),
             f((r) => renderCode(r.rendered)),
+            f((r) => droppedCode(r.linksDropped)),
           ],
         );
       }

@@ -28,6 +28,7 @@ import {
   statusCondition,
   visitOf,
   roleCode,
+  droppedCode,
   renderCode,
   visitFromRow,
   type PageRow,
@@ -280,9 +281,9 @@ export class SqliteStore implements Store {
     this.db
       .prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ? WHERE id = ?`,
       )
-      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), page);
+      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped), page);
   }
 
   async addLinks(links: readonly NewLink[]): Promise<number> {
@@ -309,6 +310,7 @@ export class SqliteStore implements Store {
       excluded: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.excluded}`),
       frontier: count(`SELECT count(*) FROM pages WHERE ${COUNT_CONDITIONS.frontier}`),
       runs: count('SELECT count(*) FROM runs'),
+      overLinkCap: count('SELECT count(*) FROM pages WHERE links_dropped > 0'),
     };
   }
 
@@ -465,7 +467,7 @@ export class SqliteStore implements Store {
       ),
       recordFetch: this.db.prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ? WHERE id = ?`,
       ),
       recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
       before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
@@ -502,7 +504,7 @@ export class SqliteStore implements Store {
         for (const { id, fetchSeq, record: r, first } of batch.fetches) {
           visits.push({ id, visit: visitOf(r, first === true ? undefined : (st.before.get(id) as PriorAnswer | undefined)) });
           if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
-          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), id);
+          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), droppedCode(r.linksDropped), id);
         }
         const replaced = new Map<number, Array<[number, number]>>();
         for (const source of batch.replaceLinksOf) {

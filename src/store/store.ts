@@ -95,6 +95,8 @@ export interface PageRecord {
    * browser could not render it (its HTML's links stand).
    */
   rendered: RenderOutcome | null;
+  /** Links to targets past --max-links-per-page that were not kept (0: none). */
+  linksDropped: number;
 }
 
 export interface LinkRecord {
@@ -143,6 +145,8 @@ export interface FetchRecord {
   notModified?: boolean;
   /** How it was rendered (--render), or null/absent when it was read as served. */
   rendered?: RenderOutcome | null;
+  /** Links to targets past --max-links-per-page that were not kept. */
+  linksDropped?: number;
 }
 
 /** One fetch of a page, as its visit history keeps it (`wga changes`). */
@@ -195,6 +199,8 @@ export interface StoreCounts {
   /** Pages known and never fetched: no status and no error. */
   frontier: number;
   runs: number;
+  /** Pages that linked to more targets than --max-links-per-page (the links past it not kept). */
+  overLinkCap: number;
 }
 
 /** A page a crawl found, as first stored. */

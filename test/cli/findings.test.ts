@@ -316,15 +316,42 @@ describe('issue 26 findings', () => {
     assert.equal(json.merged.count, 1);
   });
 
-  it('the 10,000-links-per-page cap counts distinct links, not repeated hrefs', async () => {
-    const { extractLinks, MAX_LINKS_PER_PAGE } = await import('../../src/crawl/extract.js');
-    const repeated = '<a href="/menu">menu</a>'.repeat(3 * MAX_LINKS_PER_PAGE);
+  it('the links-per-page cap counts distinct targets, not repeated hrefs', async () => {
+    const { extractLinks } = await import('../../src/crawl/extract.js');
+    const repeated = '<a href="/menu">menu</a>'.repeat(30_000);
     const distinct = Array.from({ length: 500 }, (_, i) => `<a href="/p${i}">${i}</a>`).join('');
-    const page = extractLinks(`${repeated}${distinct}`);
+    const page = extractLinks(`${repeated}${distinct}`, 501);
     assert.equal(page.droppedLinks, 0);
     const hrefs = new Set(page.links.map((l) => l.href));
     assert.equal(hrefs.size, 501, 'the menu link and every distinct one');
     assert.ok(hrefs.has('/p499'));
+  });
+
+  it('--max-links-per-page: a page over the cap keeps its first targets, and the crawl, stats and the page view count it', async () => {
+    // The hub links to 80 targets, each through three fragments; the others link home.
+    const hub = Array.from({ length: 240 }, (_, i) => `<a href="/t${i % 80}#f${i}">${i}</a>`).join('');
+    const server = await serveLogged((path) => ({ status: 200, headers: { 'content-type': 'text/html' }, body: path === '/' ? hub : '<a href="/">home</a>' }));
+    try {
+      const db = join(dir.path, 'cap.sqlite');
+      const crawl = await runCli(['crawl', `http://127.0.0.1:${server.port}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--max-links-per-page', '50', '--no-live', '--json']);
+      assert.equal(crawl.code, 0, crawl.stderr);
+      const report = JSON.parse(crawl.stdout) as { pagesOverLinkCap: number; fetched: number };
+      assert.equal(report.pagesOverLinkCap, 1);
+      assert.equal(report.fetched, 51, 'the hub and its first 50 targets');
+      const stats = await runCli(['stats', '--db', db]);
+      assert.match(stats.stdout, /over the link cap\s+1 pages linked to more targets than --max-links-per-page/);
+      const page = await runCli(['page', `http://127.0.0.1:${server.port}/`, '--db', db, '--json']);
+      // 240 anchors, 150 of them to the 50 targets kept (three fragments each): 90 dropped.
+      assert.equal((JSON.parse(page.stdout) as { linksDropped: number }).linksDropped, 90);
+      const plain = await runCli(['page', `http://127.0.0.1:${server.port}/`, '--db', db]);
+      assert.match(plain.stdout, /link cap\s+90 links to targets past --max-links-per-page not kept/);
+      // The default keeps every target.
+      const whole = join(dir.path, 'whole.sqlite');
+      const all = await runCli(['crawl', `http://127.0.0.1:${server.port}/`, '--db', whole, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--no-live', '--json']);
+      assert.equal((JSON.parse(all.stdout) as { pagesOverLinkCap: number; fetched: number }).fetched, 81);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a crawl and rank/scc/levels --save print the run ids they saved', async () => {

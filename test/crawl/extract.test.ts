@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeHTML } from 'entities';
 import { Parser } from 'htmlparser2';
-import { type ExtractedPage, LinkExtractor, MAX_LINKS_PER_PAGE, MAX_TITLE_LENGTH, extractLinks, relBits } from '../../src/crawl/extract.js';
+import { DEFAULT_MAX_LINKS_PER_PAGE, type ExtractedPage, LinkExtractor, MAX_TITLE_LENGTH, extractLinks, relBits } from '../../src/crawl/extract.js';
 import { MAX_URL_LENGTH, resolveUrl } from '../../src/crawl/url.js';
 import { Random } from '../../src/util/random.js';
 
@@ -173,7 +173,7 @@ describe('LinkExtractor', () => {
       for (let k = 0; k < 300; k++) text += alphabet[random.nextInt(alphabet.length)];
       const page = extractLinks(text);
       assert.ok(Array.isArray(page.links));
-      assert.ok(page.links.length <= MAX_LINKS_PER_PAGE);
+      assert.ok(page.links.length <= DEFAULT_MAX_LINKS_PER_PAGE);
     }
   });
 
@@ -185,22 +185,40 @@ describe('LinkExtractor', () => {
     assert.deepEqual(hrefs(page), ['/deep', '/deeper', '/after']);
   });
 
-  it(`keeps the first MAX_LINKS_PER_PAGE links and counts the others`, () => {
-    assert.equal(MAX_LINKS_PER_PAGE, 10_000);
+  it('keeps the first --max-links-per-page targets and counts the links to others', () => {
+    assert.equal(DEFAULT_MAX_LINKS_PER_PAGE, 100_000);
+    const cap = 12_000;
     const extra = 2345;
-    const html = Array.from({ length: MAX_LINKS_PER_PAGE + extra }, (_, i) => `<a href="/p${i}">${i}</a>`).join('\n');
-    const page = extractLinks(`<meta name=robots content=nofollow>${html}<a>no href: not counted</a>`);
-    assert.equal(page.links.length, MAX_LINKS_PER_PAGE);
+    const html = Array.from({ length: cap + extra }, (_, i) => `<a href="/p${i}">${i}</a>`).join('\n');
+    const page = extractLinks(`<meta name=robots content=nofollow>${html}<a>no href: not counted</a>`, cap);
+    assert.equal(page.links.length, cap);
     assert.equal(page.droppedLinks, extra);
     assert.equal(page.links[0]!.href, '/p0');
-    assert.equal(page.links[MAX_LINKS_PER_PAGE - 1]!.href, `/p${MAX_LINKS_PER_PAGE - 1}`);
+    assert.equal(page.links[cap - 1]!.href, `/p${cap - 1}`);
     assert.ok(page.links.every((l) => l.nofollow));
     // <base>, canonical and title after the cap are still read.
-    const after = extractLinks(`${html}<base href="/b/"><link rel=canonical href="/c"><title>t</title>`);
+    const after = extractLinks(`${html}<base href="/b/"><link rel=canonical href="/c"><title>t</title>`, cap);
     assert.equal(after.base, '/b/');
     assert.equal(after.canonical, '/c');
     assert.equal(after.title, 't');
-    assert.equal(extractLinks(Array.from({ length: MAX_LINKS_PER_PAGE }, () => '<a href=x>').join('')).droppedLinks, 0);
+    assert.equal(extractLinks(Array.from({ length: cap }, () => '<a href=x>').join(''), cap).droppedLinks, 0);
+    // The default keeps them all.
+    assert.equal(extractLinks(html).links.length, cap + extra);
+    // A small cap counts too.
+    const small = extractLinks('<a href=/a>a</a><a href=/b>b</a><a href=/c>c</a><a href=/a#x>a again</a>', 2);
+    assert.deepEqual([small.links.map((l) => l.href), small.droppedLinks], [['/a', '/b'], 1]);
+  });
+
+  it("an index page's links to one target through many fragments count as one target (Python's genindex-all.html)", () => {
+    // 17,000 anchors to 400 pages, each through many fragments: every page kept, however the cap is set above 400.
+    const anchors = Array.from({ length: 17_000 }, (_, i) => `<a href="library/m${i % 400}.html#entry-${i}">e${i}</a>`).join('');
+    const page = extractLinks(anchors, 10_000);
+    assert.equal(page.droppedLinks, 0);
+    assert.equal(new Set(page.links.map((l) => l.href.split('#')[0])).size, 400);
+    const capped = extractLinks(anchors, 300);
+    assert.equal(new Set(capped.links.map((l) => l.href.split('#')[0])).size, 300);
+    // The links to the 100 targets past the cap: 42 full rounds of 400 anchors hold 100 each.
+    assert.equal(capped.droppedLinks, 42 * 100);
   });
 
   it('gives the same result however the input is split into chunks', () => {

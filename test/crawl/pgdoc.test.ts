@@ -233,6 +233,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     rendered: sum((r) => r.rendered),
     renderFailed: sum((r) => r.renderFailed),
     renderedLinks: sum((r) => r.renderedLinks),
+    pagesOverLinkCap: sum((r) => r.pagesOverLinkCap),
     memory: { rss: 0, heapUsed: 0, arrayBuffers: 0, collected: false, peakRss: 0 },
     runs: reports.flatMap((r) => (r.run === null ? [] : [r.run])),
     opicTime: last.opicTime,
@@ -240,6 +241,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     live: null,
     renderer: null,
     renderUnavailable: false,
+    renderHosts: [],
   };
 }
 

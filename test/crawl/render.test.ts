@@ -22,7 +22,9 @@ import { type AppSite, serveAppSite } from './app-site.js';
 import { runCli } from './crawl-fixtures.js';
 import { startTestServer } from '../store/postgres-server.js';
 
-const PAGES = 220;
+// Enough pages for every part of the application (the tree, cross links, the special routes) at any
+// concurrency, few enough that the suite stays bounded on a loaded 2-core machine.
+const PAGES = 120;
 const dir = temporaryDirectory();
 after(() => dir.cleanup());
 let counter = 0;
@@ -30,7 +32,8 @@ const newDb = (): string => join(dir.path, `render-${++counter}.sqlite`);
 const browser = findBrowser(process.env.WGA_CHROMIUM ?? null);
 
 function settingsFor(site: AppSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
-  return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, renderTimeoutMs: 10_000, renderQuietMs: 150, live: false, ...extra });
+  return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, // /p/never never settles: each crawl waits renderTimeoutMs for it, so it is kept short.
+    renderTimeoutMs: 4000, renderQuietMs: 150, renderConcurrency: 4, live: false, ...extra });
 }
 
 async function crawl(path: string, settings: CrawlSettings): Promise<CrawlReport> {
@@ -126,7 +129,7 @@ if (browser === null) {
         assertSameSet(anchorsAndRefreshes, expected, `${mode}: stored links = what a user reaches`);
         const pages = new Set([...expected].flatMap((l) => l.split(' ').slice(1)));
         assertSameSet(new Set(s.pages.keys()), pages, `${mode}: stored pages`);
-        assert.ok(pages.size >= 200, `at least 200 pages (${pages.size})`);
+        assert.ok(pages.size >= PAGES, `at least ${PAGES} pages (${pages.size})`);
         // Every routed link was written by the script: marked so; the static page's links were not.
         for (const [pair, rel] of s.rel) {
           const fromStatic = pair.startsWith(`${site.origin}/static.html `);
@@ -166,7 +169,7 @@ if (browser === null) {
       const db = newDb();
       site.log.length = 0;
       const args = [cliPath, 'crawl', `${site.origin}/p/0`, '--db', db, '--render', 'always', '--browser', browser, '--allow-ip', '127.0.0.1/32', '--delay', '20',
-        '--concurrency', '4', '--render-timeout', '10', '--render-quiet', '150', '--checkpoint', '50', '--no-live', '-q'];
+        '--concurrency', '4', '--render-timeout', '4', '--render-quiet', '150', '--checkpoint', '50', '--no-live', '-q'];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       // Killed once some pages are stored and others are being rendered.
       for (let i = 0; i < 600; i++) {
@@ -233,7 +236,7 @@ if (browser === null) {
     it('the CLI reports what rendering did, and refuses --render with a missing browser in one line', async () => {
       const db = newDb();
       const ok = await runCli(['crawl', `${site.origin}/p/0`, '--db', db, '--render', 'always', '--browser', browser, '--allow-ip', '127.0.0.1/32', '--delay', '0',
-        '--max-pages', '20', '--render-quiet', '100', '--no-live', '-q']);
+        '--max-pages', '20', '--render-quiet', '100', '--render-timeout', '4', '--no-live', '-q']);
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /rendered in Chromium\s+20 pages/);
       assert.match(ok.stdout, /links only rendering found\s+\d+/);

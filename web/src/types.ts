@@ -199,6 +199,8 @@ export interface PageDetail {
   contentHash?: string | null;
   /** Rendered in a browser while crawling (--render): null when read as served. */
   rendered?: 'settled' | 'unsettled' | 'failed' | null;
+  /** Links to targets past --max-links-per-page that were not kept. */
+  linksDropped?: number;
   visits?: Visit[];
   changeRate?: number | null;
 }

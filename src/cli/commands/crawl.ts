@@ -82,6 +82,9 @@ export function registerCrawl(program: Command): void {
     .option('--browser <path>', 'the Chromium executable for --render (default: /usr/bin/chromium, or another found)')
     .option('--render-concurrency <n>', 'pages rendered at once, in tabs of one browser (default: one per core, at most 8)')
     .option('--render-timeout <seconds>', 'longest time to render a page; past it its links are read as they are (default: 15)')
+    .option('--render-budget <times>', "--render auto: the renders it chooses (samples, whole hosts; not application shells) take at most this many times the crawl's time (default: 0.25)")
+    .option('--render-idle <seconds>', 'close the browser when no page has needed it for this long (default: 30)')
+    .option('--max-links-per-page <n>', 'distinct links kept per page; pages with more are cut there and counted (default: 100000)')
     .option('--render-quiet <ms>', 'a rendered page has settled after this long without a request or a DOM change (default: 500)')
     .option('--render-resources <types>', 'what rendered pages may load, through the crawl\'s rules: script,stylesheet,fetch,xhr (default), also image,media,font,texttrack,manifest,other')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
@@ -147,16 +150,28 @@ export function registerCrawl(program: Command): void {
     });
 }
 
+/** Hosts whose --render auto verdict the report prints (--json has them all). */
+const HOSTS_SHOWN = 10;
+
 /** The report's lines on rendering (--render): what the browser rendered and what it added. */
 function renderRows(report: CrawlJson): string[][] {
   if (report.renderUnavailable) return [['rendered (--render auto)', 'none: no Chromium on this machine (install chromium, or give --browser; --render never silences this)']];
   const r = report.renderer;
-  if (r === null || r.launches === 0) return report.settings.render === 'never' ? [] : [['rendered (--render ' + report.settings.render + ')', 'none']];
-  return [
-    ['rendered in Chromium', `${count(r.rendered)} pages (${count(r.unsettled)} not settled in time, ${count(r.failed)} failed; ${seconds(r.renderMs / 1000 / Math.max(1, r.rendered + r.failed))} each)`],
-    ['links only rendering found', count(report.renderedLinks)],
-    ['subresources', `${count(r.subresources)} fetched, ${count(r.cacheHits)} reused, ${count(r.blocked)} blocked by type, ${count(r.refused)} refused or failed`],
-  ];
+  const rows: string[][] =
+    r === null || r.launches === 0
+      ? report.settings.render === 'never'
+        ? []
+        : [['rendered (--render ' + report.settings.render + ')', 'none']]
+      : [
+          ['rendered in Chromium', `${count(r.rendered)} pages (${count(r.unsettled)} not settled in time, ${count(r.failed)} failed; ${seconds(r.renderMs / 1000 / Math.max(1, r.rendered + r.failed))} each)`],
+          ['links only rendering found', count(report.renderedLinks)],
+          ['subresources', `${count(r.subresources)} fetched, ${count(r.cacheHits)} reused, ${count(r.blocked)} blocked by type, ${count(r.refused)} refused or failed`],
+        ];
+  // --render auto: per host, what was decided, why, and how to get the other choice.
+  const hosts = report.renderHosts ?? [];
+  for (const host of hosts.slice(0, HOSTS_SHOWN)) rows.push([`  ${safeLabel(host.host, 60)}`, safeLabel(host.reason, 400)]);
+  if (hosts.length > HOSTS_SHOWN) rows.push(['', `${count(hosts.length - HOSTS_SHOWN)} more hosts with scripts: --json lists them (renderHosts)`]);
+  return rows;
 }
 
 function printReport(report: CrawlJson, json: boolean): void {
@@ -177,6 +192,7 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['frontier (never fetched)', count(report.frontier)],
       ['hosts', count(report.hosts)],
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
+      ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
       ...renderRows(report),
       ['OPIC clock G', `${report.opicTime.toPrecision(6)} (error factor 1/G = ${(1 / report.opicTime).toPrecision(3)}), total cash ${report.totalCash.toPrecision(12)}`],
     ]),

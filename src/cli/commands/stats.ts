@@ -23,7 +23,7 @@ export function printStats(stats: Omit<StatsJson, 'format'> & { format: string }
       ['degree', `mean ${stats.meanDegree.toFixed(2)}, max in ${count(stats.maxInDegree)}, max out ${count(stats.maxOutDegree)}`],
       ...(stats.fetched === undefined
         ? []
-        : [['crawl', `${count(stats.fetched)} fetched (2xx HTML), ${count(stats.failed ?? 0)} failed, ${count(stats.excluded ?? 0)} excluded, ${count(stats.frontier ?? 0)} never fetched`]]),
+        : [['crawl', `${count(stats.fetched)} fetched (2xx HTML), ${count(stats.failed ?? 0)} failed, ${count(stats.excluded ?? 0)} excluded, ${count(stats.frontier ?? 0)} never fetched`], ...(stats.overLinkCap ? [['over the link cap', `${count(stats.overLinkCap)} pages linked to more targets than --max-links-per-page (the rest not kept): wga page shows how many`]] : [])]),
       ['memory', `${megabytes(stats.memory.graphBytes)} (${stats.memory.bytesPerEdge.toFixed(1)} bytes per link)`],
       ['time', `load ${seconds(stats.timings.load)}, analysis ${seconds(stats.timings.analysis)}`],
     ]),

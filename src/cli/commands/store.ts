@@ -124,6 +124,7 @@ export function registerStoreCommands(program: Command): void {
           ['fetched', report.fetchedAt === null ? 'never' : `${report.fetchedAt} (status ${report.status}, ${report.contentType ?? '?'})`],
           ...(report.role === 'sitemap' ? [['role', 'sitemap']] : []),
           ...(report.rendered === null ? [] : [['rendered', `in Chromium: ${report.rendered}${report.rendered === 'failed' ? " (its HTML's links stand)" : "; links marked 'script' are only in the rendered page"}`]]),
+          ...(report.linksDropped > 0 ? [['link cap', `${count(report.linksDropped)} links to targets past --max-links-per-page not kept`]] : []),
           ...(report.size === null ? [] : [['size', `${count(report.size)} bytes${report.wireSize !== null && report.wireSize !== report.size ? `, ${count(report.wireSize)} on the wire` : ''}`]]),
           ...(report.visits.length > 1
             ? [['visits', `${count(report.visits.length)}${report.visits.length === 20 ? '+' : ''}, ${report.visits.filter((v) => v.changed === true).length} changed${report.changeRate === null ? '' : `; about ${report.changeRate.toPrecision(3)} changes a day`}`]]

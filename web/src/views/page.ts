@@ -48,6 +48,7 @@ export async function pageView(root: HTMLElement, query: URLSearchParams): Promi
     ['size', page.size === null || page.size === undefined ? '–' : `${formatCount(page.size)} bytes${page.wireSize != null && page.wireSize !== page.size ? ` (${formatCount(page.wireSize)} on the wire)` : ''}`],
     ...(page.role === 'sitemap' ? ([['role', 'sitemap']] as Array<[string, string]>) : []),
     ['rendered', RENDERED[page.rendered ?? 'none']],
+    ...((page.linksDropped ?? 0) > 0 ? ([['link cap', `${formatCount(page.linksDropped ?? 0)} links to targets past --max-links-per-page not kept`]] as Array<[string, string]>) : []),
     [
       'changes',
       page.changeRate === null || page.changeRate === undefined
