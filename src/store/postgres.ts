@@ -778,7 +778,7 @@ export async function recordFetches(
         `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
            fetch_error = f.fetch_error, fetch_seq = f.fetch_seq, wire_size = f.wire_size, etag = f.etag, last_modified = f.last_modified, content_hash = f.content_hash,
            rendered = f.rendered, links_dropped = f.links_dropped
-         FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::smallint[])
+         FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::int[])
            AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash, rendered, links_dropped)
          WHERE p.id = f.id`,
         [

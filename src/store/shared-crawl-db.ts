@@ -518,7 +518,7 @@ export class SharedCrawlDb {
              cash = coalesce(u.cash, p.cash), history = coalesce(u.history, p.history), last_read = coalesce(u.last_read, p.last_read),
              reads = coalesce(u.reads, p.reads), seen_all = coalesce(u.seen_all, p.seen_all)
            FROM unnest($1::bigint[], $2::boolean[], $3::int[], $4::text[], $5::float8[], $6::bigint[], $7::text[], $8::text[],
-                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::smallint[])
+                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::smallint[], $19::int[])
              AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all,
                    wire_size, etag, last_modified, content_hash, rendered, links_dropped)
            WHERE p.id = u.id`,

@@ -33,7 +33,7 @@ const browser = findBrowser(process.env.WGA_CHROMIUM ?? null);
 
 function settingsFor(site: AppSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
   return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, // /p/never never settles: each crawl waits renderTimeoutMs for it, so it is kept short.
-    renderTimeoutMs: 4000, renderQuietMs: 150, renderConcurrency: 4, live: false, ...extra });
+    renderTimeoutMs: 8000, renderQuietMs: 250, renderConcurrency: 4, live: false, ...extra });
 }
 
 async function crawl(path: string, settings: CrawlSettings): Promise<CrawlReport> {
@@ -169,7 +169,7 @@ if (browser === null) {
       const db = newDb();
       site.log.length = 0;
       const args = [cliPath, 'crawl', `${site.origin}/p/0`, '--db', db, '--render', 'always', '--browser', browser, '--allow-ip', '127.0.0.1/32', '--delay', '20',
-        '--concurrency', '4', '--render-timeout', '4', '--render-quiet', '150', '--checkpoint', '50', '--no-live', '-q'];
+        '--concurrency', '4', '--render-timeout', '8', '--render-quiet', '250', '--checkpoint', '50', '--no-live', '-q'];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       // Killed once some pages are stored and others are being rendered.
       for (let i = 0; i < 600; i++) {
