@@ -242,7 +242,7 @@ export function storeSuite(backend: Backend): void {
       try {
         await store.importGraph(hollins.graph);
         await store.reset();
-        assert.deepEqual(await store.counts(), { pages: 0, links: 0, fetched: 0, failed: 0, excluded: 0, frontier: 0, runs: 0 });
+        assert.deepEqual(await store.counts(), { pages: 0, links: 0, fetched: 0, failed: 0, excluded: 0, frontier: 0, runs: 0, overLinkCap: 0 });
         const again = await store.importGraph(hollins.graph);
         assert.equal(again.pagesAdded, 6012);
       } finally {
