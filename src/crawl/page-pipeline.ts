@@ -537,7 +537,8 @@ export abstract class PagePipeline {
           return;
         }
         const fresh = rendered.page === null ? [] : this.unknownTargets(rendered.page, rendered.finalUrl ?? url, served, url, depth);
-        if (this.renderPolicy.sampled(host.id, fresh, this.waitingOf(host))) this.renderHostAgain(host);
+        // The pages it may still have to read: the crawl's waiting pages (exact for one host, more than its own otherwise).
+        if (this.renderPolicy.sampled(host.id, fresh, this.counters.frontier)) this.renderHostAgain(host);
         this.pump();
       },
       (error: unknown) => {
@@ -599,11 +600,6 @@ export abstract class PagePipeline {
       }
       if (queue.length === 0) this.rereads.delete(host);
     }
-  }
-
-  /** Pages a host may still have to read: the crawl's waiting pages (exact for one host, more than the host's otherwise). */
-  private waitingOf(_host: Host): number {
-    return this.counters.frontier;
   }
 
   /** Pages finished (read, or refused by a rule) in this session. */
@@ -695,7 +691,8 @@ export abstract class PagePipeline {
       else this.counters.rendered++;
       if (rendered.page !== null) record.linksDropped = Math.max(record.linksDropped ?? 0, rendered.page.droppedLinks);
     }
-    if ((record.linksDropped ?? 0) > 0) this.counters.pagesOverLinkCap++;
+    // A page read again to be rendered was counted at its first read.
+    if ((record.linksDropped ?? 0) > 0 && !this.rereading.has(id)) this.counters.pagesOverLinkCap++;
     const out: number[] = [];
     const links: FoundLink[] = [];
     if (result.notModified) {
@@ -726,7 +723,7 @@ export abstract class PagePipeline {
     const host = this.hostFor(id);
     if (!reread) this.renderPolicy.finished(host.id, host.origin, page);
     // Read as served while (or just before) its host was found to need rendering: read again.
-    if (scripted && rendered === null && this.renderPolicy.verdictOf(host.id) === 'render' && !RenderPolicy.isShell(page)) {
+    if (scripted && rendered === null && this.renderPolicy.verdictOf(host.id) === 'render') {
       const queue = this.rereads.get(host) ?? [];
       queue.push(id);
       this.rereads.set(host, queue);

@@ -244,7 +244,7 @@ export class Renderer {
     this.browser = null;
     this.context = null;
     this.counters.idleCloses++;
-    await withDeadline(browser.close(), 10_000, 'browser did not close').catch(() => killBrowser(browser));
+    await closeBrowser(browser);
   }
 
   /** Closes the browser. */
@@ -255,7 +255,7 @@ export class Renderer {
     const browser = this.browser;
     this.browser = null;
     this.context = null;
-    if (browser !== null) await withDeadline(browser.close(), 10_000, 'browser did not close').catch(() => killBrowser(browser));
+    if (browser !== null) await closeBrowser(browser);
   }
 
   private async slot(): Promise<void> {
@@ -499,6 +499,11 @@ export class Renderer {
 
 /** The switch on each browser's command line (launch()). */
 const browserMarkers = new WeakMap<Browser, string>();
+
+/** Closes a browser, killing it if it does not close within 10 s. */
+function closeBrowser(browser: Browser): Promise<void> {
+  return withDeadline(browser.close(), 10_000, 'browser did not close').catch(() => killBrowser(browser));
+}
 
 /** Ends a browser that does not answer: its process group killed (its tabs' processes with it). */
 function killBrowser(browser: Browser): void {
