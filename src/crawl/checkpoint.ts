@@ -7,7 +7,7 @@
  * cash 1, every page stored once, each fetch recorded once.
  */
 import type { AdaptiveOpic } from '../analysis/adaptive-opic.js';
-import type { CrawlBatch, FetchRecord, LinkKind, NewLink, PageRole } from '../store/store.js';
+import type { CrawlBatch, FetchRecord, LinkKind, NewLink, PageRole, SitemapProbe } from '../store/store.js';
 import { CRAWL_STATE } from '../store/store.js';
 
 /** Store page ids are OPIC ids + 1 (ids start at 1 in both databases). */
@@ -26,6 +26,7 @@ export class PendingBatch {
   private links: NewLink[] = [];
   private replaceLinksOf: number[] = [];
   private depths = new Map<number, number>();
+  private sitemapProbes: SitemapProbe[] = [];
   /** Pages [0, persisted) are in the store. */
   private persisted: number;
 
@@ -47,6 +48,11 @@ export class PendingBatch {
       // Links of an earlier fetch of the page within this batch are stale too.
       if (this.links.some((l) => l.source === source)) this.links = this.links.filter((l) => l.source !== source);
     }
+  }
+
+  /** An origin's /sitemap.xml was tried. */
+  sitemapProbe(origin: string, status: number | null): void {
+    this.sitemapProbes.push({ origin, status, probedAt: Date.now() });
   }
 
   /** A page found by a shorter path: its depth is rewritten if it is already stored. */
@@ -95,7 +101,9 @@ export class PendingBatch {
         [CRAWL_STATE.recentRates]: JSON.stringify(opic.recentIntroductions),
         [CRAWL_STATE.window]: String(opic.window.kind === 'interpolation' ? opic.window.window : 0),
       },
+      sitemapProbes: this.sitemapProbes,
     };
+    this.sitemapProbes = [];
     this.fetches = [];
     this.links = [];
     this.replaceLinksOf = [];

@@ -288,6 +288,7 @@ export class Crawler extends PagePipeline {
   private restore(stored: StoredCrawl): void {
     const globals = parseOpicState(stored.state[CRAWL_STATE.opic])!;
     this.opic.opic.restoreGlobals(globals);
+    for (const origin of stored.sitemapProbes) this.sitemapProbed.add(origin);
     const rates = stored.state[CRAWL_STATE.recentRates];
     if (rates !== undefined) this.opic.recentIntroductions = JSON.parse(rates) as number[];
     const sessions = stored.state[CRAWL_STATE.sessions];
@@ -376,6 +377,10 @@ export class Crawler extends PagePipeline {
   }
 
   protected sitemapStarted(_id: number): void {}
+
+  protected sitemapProbeAnswered(origin: string, status: number | null): void {
+    this.batch.sitemapProbe(origin, status);
+  }
 
   protected retryWaits(id: number, refetch: boolean): void {
     if (!this.rereading.has(id)) this.pagesStarted--;

@@ -169,6 +169,8 @@ export abstract class PagePipeline {
   private rejected = new Set<string>();
   private readonly robotsQueue: Host[] = [];
   protected readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Origins whose /sitemap.xml this crawl has tried or queued (the store's, on resume). */
+  protected readonly sitemapProbed = new Set<string>();
   /** Hosts with sitemaps waiting (read before their pages). */
   private readonly sitemapHosts = new Set<Host>();
   /** With --max-depth: the links of fetched pages, to lower depths found by a shorter path later. */
@@ -1015,6 +1017,17 @@ export abstract class PagePipeline {
     this.counters.requests++;
   }
 
+  /**
+   * Claims the try of an origin's /sitemap.xml for this crawler: the shared crawler asks the store,
+   * where another instance may have claimed it first.
+   */
+  protected async claimSitemapProbe(_origin: string): Promise<boolean> {
+    return true;
+  }
+
+  /** What an origin's /sitemap.xml answered (status null: no answer), for the store. */
+  protected abstract sitemapProbeAnswered(origin: string, status: number | null): void | Promise<void>;
+
   /** A host's sitemaps, from its robots.txt, or /sitemap.xml to try when it names none. */
   private findSitemaps(host: Host, rules: RobotsRules): void {
     const named = rules.sitemaps();
@@ -1034,6 +1047,11 @@ export abstract class PagePipeline {
     // A sitemap known already (read before this session, or listed twice) is not read again.
     if (this.urls.id(task.key) !== -1 || host.sitemapQueue.some((t) => t.key === task.key)) return;
     if (host.sitemapsAsked + host.sitemapQueue.length >= this.settings.maxSitemaps) return;
+    // /sitemap.xml is tried once per crawl: not again on resume, nor by another instance of a shared crawl.
+    if (task.probe) {
+      if (this.sitemapProbed.has(host.origin)) return;
+      this.sitemapProbed.add(host.origin);
+    }
     host.sitemapQueue.push(task);
     this.sitemapHosts.add(host);
   }
@@ -1068,11 +1086,36 @@ export abstract class PagePipeline {
       return;
     }
     this.counters.inFlight++;
-    this.counters.requests++;
+    const nextAt = host.nextAt;
     this.hosts.start(host, performance.now());
+    if (task.probe) {
+      // Claimed before it is asked (the host's slot held meanwhile); a try claimed elsewhere frees the slot as it was.
+      let claimed: boolean;
+      try {
+        claimed = await this.claimSitemapProbe(host.origin);
+      } catch (error) {
+        this.counters.inFlight--;
+        this.hosts.finish(host);
+        this.fail(error as Error);
+        return;
+      }
+      if (!claimed || this.stopping !== null) {
+        this.counters.inFlight--;
+        this.hosts.finish(host);
+        host.nextAt = nextAt;
+        if (this.stopping !== null) this.afterPump();
+        else {
+          this.refreshHost(host);
+          this.pump();
+        }
+        return;
+      }
+    }
+    this.counters.requests++;
     let result: FetchResult;
     try {
       result = await this.fetcher.fetch(task.url, 'sitemap');
+      if (task.probe) await this.sitemapProbeAnswered(host.origin, result.status);
     } catch (error) {
       this.counters.inFlight--;
       this.hosts.finish(host);

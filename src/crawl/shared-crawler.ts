@@ -365,6 +365,14 @@ export class SharedCrawler extends PagePipeline {
     if (requested) this.counts.requests++;
   }
 
+  protected override async claimSitemapProbe(origin: string): Promise<boolean> {
+    return this.db.claimSitemapProbe(origin);
+  }
+
+  protected async sitemapProbeAnswered(origin: string, status: number | null): Promise<void> {
+    await this.db.sitemapProbeAnswered(origin, status);
+  }
+
   protected sitemapStarted(i: number): void {
     this.busyIn[this.part.get(i)]!++;
     this.counts.requests++;

@@ -201,6 +201,8 @@ export class WarcImporter extends PagePipeline {
 
   protected sitemapStarted(): void {}
 
+  protected sitemapProbeAnswered(): void {}
+
   protected retryWaits(): void {}
 
   protected retryReady(): void {}

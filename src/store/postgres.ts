@@ -557,7 +557,7 @@ export class PostgresStore implements Store {
 
   async reset(): Promise<void> {
     await this.transaction(async (client) => {
-      await client.query('TRUNCATE scores, runs, link_changes, visits, links, pages, crawl_state RESTART IDENTITY');
+      await client.query('TRUNCATE scores, runs, link_changes, visits, links, pages, crawl_state, sitemap_probes RESTART IDENTITY');
       await bumpDataVersion(client);
     });
   }
@@ -622,6 +622,14 @@ export class PostgresStore implements Store {
           [entries.map((e) => e[0]), entries.map((e) => e[1])],
         );
       }
+      const probes = batch.sitemapProbes ?? [];
+      if (probes.length > 0) {
+        await client.query(
+          `INSERT INTO sitemap_probes (origin, status, probed_at) SELECT * FROM unnest($1::text[], $2::int[], $3::float8[])
+           ON CONFLICT (origin) DO UPDATE SET status = excluded.status, probed_at = excluded.probed_at`,
+          [column(probes, (p) => p.origin), column(probes, (p) => p.status), column(probes, (p) => p.probedAt)],
+        );
+      }
     });
   }
 
@@ -632,11 +640,13 @@ export class PostgresStore implements Store {
       const pages = await client.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`, rowMode: 'array' });
       const redirects = await client.query<[number, number]>({ text: `SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`, rowMode: 'array' });
       const state = await client.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
+      const probes = await client.query<[string]>({ text: 'SELECT origin FROM sitemap_probes', rowMode: 'array' });
       await client.query('COMMIT');
       return {
         pages: pages.rows.map(crawlPageFromRow),
         redirects: redirects.rows.map(([s, t]) => [Number(s), Number(t)]),
         state: Object.fromEntries(state.rows.map((r) => [r.key, r.value])),
+        sitemapProbes: probes.rows.map((r) => r[0]),
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -22,6 +22,9 @@
  * Version 4 adds whether a page was rendered in a browser (--render): null, or 1 settled, 2 unsettled,
  * 3 failed (RENDER_CODES).
  * Version 5 adds, per page, the links to targets past --max-links-per-page that were not kept (null: none).
+ * Version 6 adds sitemap_probes: the origins whose /sitemap.xml a crawl has tried (robots.txt naming
+ * no sitemap), with the status it answered, so that neither a resumed crawl nor another instance of a
+ * shared one asks again, and an audit knows whether a site has a sitemap.
  */
 import type { LinkKind, PageRole, RenderOutcome } from './store.js';
 
@@ -148,6 +151,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: 'links a page had past --max-links-per-page',
     statements: ['ALTER TABLE pages ADD COLUMN links_dropped INTEGER'],
   },
+  {
+    version: 6,
+    description: 'origins whose /sitemap.xml was tried',
+    statements: ['CREATE TABLE sitemap_probes (origin TEXT PRIMARY KEY, status INTEGER, probed_at REAL NOT NULL)'],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -260,5 +268,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 5,
     description: 'links a page had past --max-links-per-page',
     statements: ['ALTER TABLE pages ADD COLUMN links_dropped INTEGER'],
+  },
+  {
+    version: 6,
+    description: 'origins whose /sitemap.xml was tried',
+    statements: ['CREATE TABLE sitemap_probes (origin TEXT PRIMARY KEY, status INTEGER, probed_at DOUBLE PRECISION NOT NULL)'],
   },
 ];

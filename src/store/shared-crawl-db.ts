@@ -363,6 +363,23 @@ export class SharedCrawlDb {
     await this.pool.query('INSERT INTO shared_instances (id, hostname, pid) VALUES ($1, $2, $3)', [id, hostname, pid]);
   }
 
+  /**
+   * Claims the try of an origin's /sitemap.xml: false when another instance, or an earlier session,
+   * claimed it (a claim whose instance died before asking is not retried: the site's pages are crawled anyway).
+   */
+  async claimSitemapProbe(origin: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      'INSERT INTO sitemap_probes (origin, status, probed_at) VALUES ($1, NULL, $2) ON CONFLICT (origin) DO NOTHING RETURNING origin',
+      [origin, Date.now()],
+    );
+    return rows.length > 0;
+  }
+
+  /** What a claimed /sitemap.xml answered. */
+  async sitemapProbeAnswered(origin: string, status: number | null): Promise<void> {
+    await this.pool.query('UPDATE sitemap_probes SET status = $2, probed_at = $3 WHERE origin = $1', [origin, status, Date.now()]);
+  }
+
   async markInstance(id: string, state: 'failed' | 'finished'): Promise<void> {
     await this.pool.query('UPDATE shared_instances SET state = $2, heartbeat = clock_timestamp() WHERE id = $1', [id, state]);
     await this.pool.query('UPDATE shared_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1', [id]);

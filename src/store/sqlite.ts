@@ -444,7 +444,7 @@ export class SqliteStore implements Store {
   async reset(): Promise<void> {
     this.db
       .transaction(() => {
-        for (const table of ['scores', 'runs', 'link_changes', 'visits', 'links', 'pages', 'crawl_state']) this.db.exec(`DELETE FROM ${table}`);
+        for (const table of ['scores', 'runs', 'link_changes', 'visits', 'links', 'pages', 'crawl_state', 'sitemap_probes']) this.db.exec(`DELETE FROM ${table}`);
         this.bumpDataVersion();
       })
       .immediate();
@@ -483,6 +483,9 @@ export class SqliteStore implements Store {
       ),
       setDepth: this.db.prepare('UPDATE pages SET depth = ? WHERE id = ?'),
       setState: this.db.prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      setProbe: this.db.prepare(
+        'INSERT INTO sitemap_probes (origin, status, probed_at) VALUES (?, ?, ?) ON CONFLICT (origin) DO UPDATE SET status = excluded.status, probed_at = excluded.probed_at',
+      ),
     };
   }
 
@@ -534,6 +537,7 @@ export class SqliteStore implements Store {
         }
         for (const { id, depth } of batch.depths ?? []) st.setDepth.run(depth, id);
         for (const [key, value] of Object.entries(batch.state)) st.setState.run(key, value);
+        for (const probe of batch.sitemapProbes ?? []) st.setProbe.run(probe.origin, probe.status, probe.probedAt);
       })
       .immediate();
   }
@@ -542,7 +546,8 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const rows = this.db.prepare(`SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`).raw().all() as CrawlPageRow[];
       const redirects = this.db.prepare(`SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`).raw().all() as Array<[number, number]>;
-      return { pages: rows.map(crawlPageFromRow), redirects, state: this.readCrawlState() };
+      const sitemapProbes = this.db.prepare('SELECT origin FROM sitemap_probes').pluck().all() as string[];
+      return { pages: rows.map(crawlPageFromRow), redirects, state: this.readCrawlState(), sitemapProbes };
     })();
   }
 

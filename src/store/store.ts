@@ -230,6 +230,15 @@ export interface CrawlBatch {
   depths?: Array<{ id: number; depth: number }>;
   /** crawl_state entries to set. */
   state: Record<string, string>;
+  /** Origins whose /sitemap.xml was tried since the last batch, with the status it answered (null: no answer). */
+  sitemapProbes?: SitemapProbe[];
+}
+
+/** A try of an origin's /sitemap.xml (robots.txt named no sitemap). */
+export interface SitemapProbe {
+  origin: string;
+  status: number | null;
+  probedAt: number;
 }
 
 /** A page of a stored crawl, with what resuming needs. */
@@ -250,6 +259,8 @@ export interface StoredCrawl {
   /** Redirect links (source, target). */
   redirects: Array<[number, number]>;
   state: Record<string, string>;
+  /** Origins whose /sitemap.xml the crawl has tried. */
+  sitemapProbes: string[];
 }
 
 /** Who is crawling into a store: one crawler at a time writes a crawl's state. */

@@ -117,12 +117,27 @@ if (browser === null) {
       assert.equal(s.pages.get(`${site.origin}/p/0`)!.rendered, null);
     });
 
+    // The uninterrupted `always` crawl: checked by its own test, and the reference of the kill -9 test.
+    let always: Promise<{ db: string; report: CrawlReport }> | null = null;
+    const alwaysCrawl = (): Promise<{ db: string; report: CrawlReport }> => {
+      always ??= (async () => {
+        const db = newDb();
+        return { db, report: await crawl(db, settingsFor(site, { render: 'always', browser })) };
+      })();
+      return always;
+    };
+
     for (const mode of ['always', 'auto'] as const) {
       it(`${mode}: every page and link a user reaches by clicking, marked as found by rendering`, async () => {
         site.log.length = 0;
         site.refusedLog.length = 0;
-        const db = newDb();
-        const report = await crawl(db, settingsFor(site, { render: mode, browser }));
+        let db: string;
+        let report: CrawlReport;
+        if (mode === 'always') ({ db, report } = await alwaysCrawl());
+        else {
+          db = newDb();
+          report = await crawl(db, settingsFor(site, { render: mode, browser }));
+        }
         const s = await stored(db);
         const expected = expectedLinks(site);
         const anchorsAndRefreshes = new Set([...s.links].filter((l) => l.startsWith('anchor ') || l.startsWith('refresh ')));
@@ -164,8 +179,7 @@ if (browser === null) {
     });
 
     it('kill -9 while rendering, then --resume: the same pages and links as an uninterrupted crawl', async () => {
-      const whole = newDb();
-      await crawl(whole, settingsFor(site, { render: 'always', browser, delayMs: 20, concurrency: 4 }));
+      const whole = (await alwaysCrawl()).db;
       const db = newDb();
       site.log.length = 0;
       const args = [cliPath, 'crawl', `${site.origin}/p/0`, '--db', db, '--render', 'always', '--browser', browser, '--allow-ip', '127.0.0.1/32', '--delay', '20',
