@@ -97,12 +97,13 @@ export function temporaryDirectory(): { path: string; cleanup: () => void } {
  * `oracles` (igraph through /usr/bin/python3, the PostgreSQL manual),
  * `postgres` (a PostgreSQL server), `browser` (Chromium).
  */
-export type OutsideTool = 'oracles' | 'postgres' | 'browser';
+export type OutsideTool = 'oracles' | 'postgres' | 'browser' | 'dnsmasq';
 
 const REQUIRE_VARIABLE: Record<OutsideTool, string> = {
   oracles: 'WGA_REQUIRE_ORACLES',
   postgres: 'WGA_REQUIRE_POSTGRES',
   browser: 'WGA_REQUIRE_BROWSER',
+  dnsmasq: 'WGA_REQUIRE_DNSMASQ',
 };
 
 /** True when CI asked (WGA_REQUIRE_<TOOL>=1) that the tests needing this tool never skip. */

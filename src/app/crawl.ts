@@ -79,6 +79,15 @@ export interface CrawlCliOptions {
   renderBudget?: string;
   renderIdle?: string;
   maxLinksPerPage?: string;
+  perIp?: string;
+  ipDelay?: string;
+  dns?: string;
+  dnsTimeout?: string;
+  dnsMinTtl?: string;
+  dnsMaxTtl?: string;
+  dnsNegativeTtl?: string;
+  dnsConcurrency?: string;
+  dnsCache?: string;
   recrawl?: boolean;
   top?: string;
   quiet?: boolean;
@@ -150,6 +159,15 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.renderBudget !== undefined) s.renderBudget = numberOption('--render-budget', options.renderBudget, 0.25, { min: 0, exclusiveMin: true });
   if (options.renderIdle !== undefined) s.renderIdleMs = Math.round(1000 * numberOption('--render-idle', options.renderIdle, 30, { min: 0, max: 86_400 }));
   if (options.maxLinksPerPage !== undefined) s.maxLinksPerPage = integerOption('--max-links-per-page', options.maxLinksPerPage, 100_000, 1);
+  if (options.perIp !== undefined) s.perIp = integerOption('--per-ip', options.perIp, 4, 1);
+  if (options.ipDelay !== undefined) s.ipDelayMs = numberOption('--ip-delay', options.ipDelay, 250, { min: 0 });
+  if (options.dns !== undefined) s.dns = options.dns;
+  if (options.dnsTimeout !== undefined) s.dnsTimeoutMs = Math.round(1000 * numberOption('--dns-timeout', options.dnsTimeout, 5, { min: 0.1, max: 600 }));
+  if (options.dnsMinTtl !== undefined) s.dnsMinTtl = integerOption('--dns-min-ttl', options.dnsMinTtl, 60, 0);
+  if (options.dnsMaxTtl !== undefined) s.dnsMaxTtl = integerOption('--dns-max-ttl', options.dnsMaxTtl, 3600, 0);
+  if (options.dnsNegativeTtl !== undefined) s.dnsNegativeTtl = integerOption('--dns-negative-ttl', options.dnsNegativeTtl, 300, 0);
+  if (options.dnsConcurrency !== undefined) s.dnsConcurrency = integerOption('--dns-concurrency', options.dnsConcurrency, 16, 1);
+  if (options.dnsCache !== undefined) s.dnsCache = integerOption('--dns-cache', options.dnsCache, 100_000, 1);
   if (options.renderResources !== undefined) s.renderResources = options.renderResources.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
   return s;
 }

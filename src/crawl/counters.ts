@@ -23,6 +23,8 @@ export interface CrawlCounters {
   /** Links that could not be followed: invalid, not http(s), too long. */
   invalidLinks: number;
   hosts: number;
+  /** Server addresses the hosts were grouped under (--per-ip). */
+  servers: number;
   /** Bytes of bodies received on the wire in this session (compressed or not). */
   wireBytes: number;
   /** Bytes of those bodies once decoded. */

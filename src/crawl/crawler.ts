@@ -27,6 +27,7 @@ import { settleWithin } from '../util/settle.js';
 import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
+import type { DnsCounters } from './dns-cache.js';
 import type { Host } from './hosts.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
 import type { RenderCounters } from './render.js';
@@ -100,6 +101,8 @@ export interface CrawlReport extends CrawlCounters {
   renderUnavailable: boolean;
   /** --render auto: per host with pages with scripts, what was decided and why (render-policy.ts). */
   renderHosts: HostRenderReport[];
+  /** What the crawl's DNS did (dns-cache.ts). */
+  dns: DnsCounters;
 }
 
 export interface CrawlOptions {
@@ -655,6 +658,7 @@ export class Crawler extends PagePipeline {
       renderer: this.renderCounters(),
       renderUnavailable: this.renderUnavailable,
       renderHosts: this.renderHostReport(),
+      dns: { ...this.dns.counters },
     };
   }
 }

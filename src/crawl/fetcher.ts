@@ -31,6 +31,7 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
 import { Agent, buildConnector } from 'undici';
 import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
+import type { DnsCache } from './dns-cache.js';
 import type { IpRules } from './ip-rules.js';
 import { DEFAULT_MAX_LINKS_PER_PAGE, type ExtractedPage, LinkExtractor } from './extract.js';
 import { DEFAULT_MAX_SITEMAP_ENTRIES, type ExtractedSitemap, SitemapExtractor } from './sitemap.js';
@@ -42,6 +43,8 @@ export interface FetcherOptions {
   ipRules: IpRules;
   /** Host name (lower case) to address, used instead of DNS (like curl --resolve). */
   resolve?: ReadonlyMap<string, string>;
+  /** The crawl's DNS cache; without it, the system resolver is asked on every connection. */
+  dns?: DnsCache;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   /** Longest wait for the next piece of the body. */
@@ -286,6 +289,9 @@ function classify(error: unknown, deadlineHit: boolean, pageTimeoutMs: number): 
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return { message: `host not found (${code || causeCode})`, failure: (code || causeCode) === 'EAI_AGAIN' ? 'retryable' : 'final' };
+    case 'WGA_DNS_FAILED':
+      // Remembered for --dns-negative-ttl: asking again at once would get the same answer.
+      return { message: (code === 'WGA_DNS_FAILED' ? (error as Error).message : cause?.message) ?? 'DNS failed', failure: 'final' };
     case 'UND_ERR_CONNECT_TIMEOUT':
       return { message: 'connect timeout', failure: 'retryable' };
     case 'UND_ERR_HEADERS_TIMEOUT':
@@ -308,6 +314,7 @@ export class Fetcher {
   private readonly agent: Agent;
   private readonly rules: IpRules;
   private readonly resolve: ReadonlyMap<string, string>;
+  private readonly dns: DnsCache | null;
   private readonly pageTimeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly compression: boolean;
@@ -325,6 +332,7 @@ export class Fetcher {
     this.recorder = options.recorder ?? null;
     this.rules = options.ipRules;
     this.resolve = options.resolve ?? new Map();
+    this.dns = options.dns ?? null;
     this.pageTimeoutMs = options.pageTimeoutMs ?? 60_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     const connector = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, lookup: this.lookup } as buildConnector.BuildOptions);
@@ -369,6 +377,20 @@ export class Fetcher {
     const override = this.resolve.get(hostname.toLowerCase());
     if (override !== undefined) {
       finish([{ address: override, family: isIP(override) === 6 ? 6 : 4 }]);
+      return;
+    }
+    if (this.dns !== null) {
+      const family = options.family ?? 0;
+      this.dns.lookup(hostname.toLowerCase()).then(
+        (answer) => {
+          if (!answer.ok) {
+            // No such name stays ENOTFOUND; a resolver that failed (timeout, refusal) is told apart from the web server's failures.
+            const code = answer.code === 'ENODATA' || answer.code === 'ENOTFOUND' ? 'ENOTFOUND' : 'WGA_DNS_FAILED';
+            callback(Object.assign(new Error(answer.message), { code, hostname }), '', 0);
+          } else finish(answer.addresses.filter((a) => family === 0 || a.family === family));
+        },
+        (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+      );
       return;
     }
     dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {

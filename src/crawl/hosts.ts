@@ -5,6 +5,12 @@
  * is known, it has fewer than `perHost` requests running, and the delay since
  * the start of the previous request has passed (the larger of --delay and
  * the robots.txt Crawl-delay).
+ *
+ * And per server address: shared hosting puts thousands of hosts on one
+ * address, so hosts are grouped by the address they resolve to (the first the
+ * address rules allow, looked up before their robots.txt), and the group has
+ * limits of its own, as BUbiNG and Heritrix have: at most `perIp` requests at
+ * once (--per-ip) and `ipDelayMs` between the starts of two (--ip-delay).
  */
 import type { RobotsRules } from './robots.js';
 
@@ -31,6 +37,25 @@ export interface Host {
   sitemapQueue: SitemapTask[];
   /** Sitemaps of this host asked for in this session (capped by --max-sitemaps). */
   sitemapsAsked: number;
+  /** The server address it was grouped under; null until looked up, or when the lookup failed. */
+  server: Server | null;
+}
+
+/** The hosts served from one address, and the requests they have running together. */
+export interface Server {
+  readonly address: string;
+  active: number;
+  /** performance.now() time before which no new request to this address may start. */
+  nextAt: number;
+  /** Hosts that only this address holds back: looked at again when it frees. */
+  readonly held: Set<Host>;
+  /** Hosts in the selection now: taken out of it when the address cannot take another request. */
+  readonly open: Set<Host>;
+  /** Hosts whose robots.txt waits for this address. */
+  readonly robotsWaiting: Host[];
+  timer: NodeJS.Timeout | null;
+  /** Hosts grouped under it. */
+  hosts: number;
 }
 
 /** A sitemap to read: a URL robots.txt named, one a sitemap index named, or the /sitemap.xml probe. */
@@ -47,10 +72,41 @@ export class HostTable {
   private readonly byOrigin = new Map<string, number>();
   readonly hosts: Host[] = [];
 
+  private readonly byAddress = new Map<string, Server>();
+
   constructor(
     readonly perHost: number,
     readonly delayMs: number,
+    readonly perIp: number = Number.MAX_SAFE_INTEGER,
+    readonly ipDelayMs: number = 0,
   ) {}
+
+  /** Server addresses known. */
+  get servers(): number {
+    return this.byAddress.size;
+  }
+
+  /** Groups a host under the address it resolved to. */
+  assignServer(host: Host, address: string): Server {
+    let server = this.byAddress.get(address);
+    if (server === undefined) {
+      server = { address, active: 0, nextAt: 0, held: new Set(), open: new Set(), robotsWaiting: [], timer: null, hosts: 0 };
+      this.byAddress.set(address, server);
+    }
+    server.hosts++;
+    host.server = server;
+    return server;
+  }
+
+  /** Whether a server may take a request at `now` (a host not grouped has no server limit). */
+  serverFree(server: Server | null, now: number): boolean {
+    return server === null || (server.active < this.perIp && now >= server.nextAt);
+  }
+
+  /** Whether the host alone (robots.txt, its connections, its delay) lets a request start at `now`. */
+  hostFree(host: Host, now: number): boolean {
+    return host.robotsState === RobotsState.Known && host.active < this.perHost && now >= host.nextAt;
+  }
 
   get size(): number {
     return this.hosts.length;
@@ -72,6 +128,7 @@ export class HostTable {
       timer: null,
       sitemapQueue: [],
       sitemapsAsked: 0,
+      server: null,
     };
     this.hosts.push(host);
     this.byOrigin.set(origin, host.id);
@@ -86,17 +143,26 @@ export class HostTable {
 
   /** Whether the host may take a request at `now`. */
   available(host: Host, now: number): boolean {
-    return host.robotsState === RobotsState.Known && host.active < this.perHost && now >= host.nextAt;
+    return this.hostFree(host, now) && this.serverFree(host.server, now);
   }
 
-  /** Books a request starting at `now`. */
+  /** Books a request starting at `now`, on the host and its server. */
   start(host: Host, now: number): void {
     host.active++;
     host.nextAt = Math.max(host.nextAt, now + host.delayMs);
+    this.startOnServer(host.server, now);
+  }
+
+  /** Books a request on a server alone (robots.txt, which a host's own delay does not wait for). */
+  startOnServer(server: Server | null, now: number): void {
+    if (server === null) return;
+    server.active++;
+    server.nextAt = Math.max(server.nextAt, now + this.ipDelayMs);
   }
 
   finish(host: Host): void {
     host.active--;
+    if (host.server !== null) host.server.active--;
   }
 
   /** Cancels every politeness timer (the crawl stops). */
@@ -105,5 +171,10 @@ export class HostTable {
       if (host.timer !== null) clearTimeout(host.timer);
       host.timer = null;
     }
+    for (const server of this.byAddress.values()) {
+      if (server.timer !== null) clearTimeout(server.timer);
+      server.timer = null;
+    }
   }
 }
+

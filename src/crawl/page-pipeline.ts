@@ -27,10 +27,11 @@ import { type ExtractedLink, type ExtractedPage } from './extract.js';
 import { type FetchResult, Fetcher, HTML_TYPES, type ResourceAnswer, type Validators } from './fetcher.js';
 import { BrowserMissingError, BROWSER_CANDIDATES, findBrowser, type RenderCounters, type RenderedPage, Renderer } from './render.js';
 import { type HostRenderReport, RenderPolicy } from './render-policy.js';
-import { type Host, HostTable, RobotsState, type SitemapTask } from './hosts.js';
+import { DnsCache } from './dns-cache.js';
+import { type Host, HostTable, RobotsState, type Server, type SitemapTask } from './hosts.js';
 import { RobotsRules } from './robots.js';
 import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
-import { type CompiledSettings, type CrawlSettings, renderConcurrencyOf } from './settings.js';
+import { type CompiledSettings, type CrawlSettings, dnsOptionsOf, ipDelayOf, perIpOf, renderConcurrencyOf } from './settings.js';
 import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
 import type { WarcWriter } from '../formats/warc-writer.js';
@@ -171,6 +172,14 @@ export abstract class PagePipeline {
   protected readonly retryTimers = new Set<NodeJS.Timeout>();
   /** Origins whose /sitemap.xml this crawl has tried or queued (the store's, on resume). */
   protected readonly sitemapProbed = new Set<string>();
+  /** The crawl's DNS (every connection asks it; hosts are grouped by its answers). */
+  protected readonly dns: DnsCache;
+  /** Hosts whose address is being looked up (before their robots.txt). */
+  private addressesLooking = 0;
+  /** Servers with robots.txt requests waiting for them. */
+  private readonly robotsServers = new Set<Server>();
+  /** Servers waiting out --ip-delay on a timer. */
+  private readonly armedServers = new Set<Server>();
   /** Hosts with sitemaps waiting (read before their pages). */
   private readonly sitemapHosts = new Set<Host>();
   /** With --max-depth: the links of fetched pages, to lower depths found by a shorter path later. */
@@ -180,7 +189,7 @@ export abstract class PagePipeline {
   protected readonly validators: Map<number, Validators> | null;
   protected readonly counters: CrawlCounters = {
     known: 0, fetched: 0, failed: 0, excluded: 0, redirects: 0, other: 0, frontier: 0, inFlight: 0, requests: 0, retries: 0, invalidLinks: 0, hosts: 0,
-    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0, rendered: 0, renderFailed: 0, renderedLinks: 0, pagesOverLinkCap: 0,
+    wireBytes: 0, bodyBytes: 0, notModified: 0, sitemaps: 0, rendered: 0, renderFailed: 0, renderedLinks: 0, pagesOverLinkCap: 0, servers: 0,
   };
   /** robots.txt fetches running. */
   protected robotsLoading = 0;
@@ -212,7 +221,8 @@ export abstract class PagePipeline {
     protected readonly compiled: CompiledSettings,
     options: PipelineOptions,
   ) {
-    this.hosts = new HostTable(settings.perHost, settings.delayMs);
+    this.hosts = new HostTable(settings.perHost, settings.delayMs, perIpOf(settings), ipDelayOf(settings));
+    this.dns = new DnsCache(dnsOptionsOf(settings));
     this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
     this.outLinks = options.rereads ? new Map() : null;
     this.validators = options.rereads ? new Map() : null;
@@ -249,6 +259,7 @@ export abstract class PagePipeline {
       userAgent: settings.userAgent,
       ipRules: compiled.ipRules,
       resolve: compiled.resolve,
+      dns: this.dns,
       connectTimeoutMs: settings.connectTimeoutMs,
       headersTimeoutMs: settings.headersTimeoutMs,
       bodyTimeoutMs: settings.bodyTimeoutMs,
@@ -396,7 +407,98 @@ export abstract class PagePipeline {
   protected needRobots(host: Host): void {
     if (host.robotsState !== RobotsState.Unknown) return;
     host.robotsState = RobotsState.Fetching;
-    this.robotsQueue.push(host);
+    if (host.server !== null) {
+      this.queueRobots(host);
+      return;
+    }
+    // Grouped under its server address first: its robots.txt already counts against the address.
+    this.addressesLooking++;
+    void this.serverAddress(host.hostname).then((address) => {
+      this.addressesLooking--;
+      if (address !== null && host.server === null) this.hosts.assignServer(host, address);
+      this.counters.servers = this.hosts.servers;
+      this.queueRobots(host);
+      this.pump();
+    });
+  }
+
+  /** The address a host's connections go to (the first the rules allow), or null when none is known. */
+  private async serverAddress(hostname: string): Promise<string | null> {
+    const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const override = this.compiled.resolve.get(name);
+    if (override !== undefined) return override;
+    const answer = await this.dns.lookup(name);
+    if (!answer.ok) return null;
+    return answer.addresses.find((a) => this.compiled.ipRules.check(a.address).allowed)?.address ?? null;
+  }
+
+  private queueRobots(host: Host): void {
+    if (host.server === null) this.robotsQueue.push(host);
+    else {
+      host.server.robotsWaiting.push(host);
+      this.robotsServers.add(host.server);
+    }
+  }
+
+  /** Starts the robots.txt requests their servers can take now. */
+  private startRobots(): void {
+    while (this.counters.inFlight < this.settings.concurrency && this.robotsQueue.length > 0) void this.loadRobots(this.robotsQueue.shift()!);
+    if (this.robotsServers.size === 0) return;
+    const now = performance.now();
+    for (const server of this.robotsServers) {
+      while (server.robotsWaiting.length > 0 && this.counters.inFlight < this.settings.concurrency && this.hosts.serverFree(server, now)) void this.loadRobots(server.robotsWaiting.shift()!);
+      if (server.robotsWaiting.length === 0) this.robotsServers.delete(server);
+      else this.armServer(server, now);
+      if (this.counters.inFlight >= this.settings.concurrency) return;
+    }
+  }
+
+  /** A server held back by --ip-delay alone wakes its hosts when the delay ends. */
+  private armServer(server: Server, now: number): void {
+    if (server.timer !== null || this.stopping !== null || server.active >= this.hosts.perIp || now >= server.nextAt) return;
+    this.armedServers.add(server);
+    server.timer = setTimeout(() => {
+      server.timer = null;
+      this.armedServers.delete(server);
+      this.serverFreed(server);
+      this.pump();
+    }, Math.max(1, Math.ceil(server.nextAt - now)));
+  }
+
+  /** A server may take a request again: the hosts it alone held back are looked at again. */
+  private serverFreed(server: Server | null): void {
+    if (server === null || server.held.size === 0) return;
+    const held = [...server.held];
+    server.held.clear();
+    for (const host of held) this.refreshHost(host);
+  }
+
+  /** Books a request on a host and its server; a server that cannot take another closes its hosts. */
+  private startOn(host: Host): void {
+    this.hosts.start(host, performance.now());
+    this.closeIfFull(host.server);
+  }
+
+  /**
+   * A server that cannot take another request now (--per-ip reached, or --ip-delay running) takes its
+   * hosts out of the selection until it can: they wait as held, looked at again when it frees.
+   */
+  private closeIfFull(server: Server | null): void {
+    if (server === null || server.open.size === 0) return;
+    const now = performance.now();
+    if (this.hosts.serverFree(server, now)) return;
+    for (const host of server.open) {
+      this.setHostSelectable(host, false);
+      server.held.add(host);
+    }
+    server.open.clear();
+    this.armServer(server, now);
+  }
+
+  /** A request to a host ended: the host and its server are free for another. */
+  protected release(host: Host): void {
+    this.hosts.finish(host);
+    this.serverFreed(host.server);
   }
 
   /** Whether a limit of the crawler ends its selection now (--max-pages). */
@@ -407,7 +509,7 @@ export abstract class PagePipeline {
   /** Starts as many fetches as concurrency and politeness allow, then lets the crawler check whether it is over. */
   protected pump(): void {
     if (this.stopping === null && this.failure === null) {
-      while (this.counters.inFlight < this.settings.concurrency && this.robotsQueue.length > 0) void this.loadRobots(this.robotsQueue.shift()!);
+      this.startRobots();
       if (this.sitemapHosts.size > 0) this.startSitemaps();
       this.startRereads();
       // Pages a rule refuses finish at once, without a request; a bounded number per turn of the event
@@ -435,16 +537,28 @@ export abstract class PagePipeline {
     // Samples of --render auto are waited for only while their verdict could still change the crawl.
     if (this.samplesRunning > 0 && this.stopping === null && this.renderPolicy.samplesMatter()) return true;
     if (this.stopping !== null) return false;
+    if (this.addressesLooking > 0 || this.robotsServers.size > 0 || this.armedServers.size > 0) return true;
     return this.rereads.size > 0 || this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.hosts.some((h) => h.timer !== null);
   }
 
   /** Switches a host on or off for selection; when only its delay holds it, wakes up when that ends. */
   protected refreshHost(host: Host): void {
     const now = performance.now();
-    const available = this.hosts.available(host, now);
+    const free = this.hosts.hostFree(host, now);
+    const serverFree = this.hosts.serverFree(host.server, now);
     // A host's pages wait for its sitemaps.
-    this.setHostSelectable(host, available && host.sitemapQueue.length === 0);
-    if (!available && host.robotsState === RobotsState.Known && host.active < this.hosts.perHost && host.timer === null && this.stopping === null) {
+    const selectable = free && serverFree && host.sitemapQueue.length === 0;
+    this.setHostSelectable(host, selectable);
+    if (host.server !== null) {
+      if (selectable) host.server.open.add(host);
+      else host.server.open.delete(host);
+    }
+    if (free && !serverFree && this.stopping === null) {
+      // Held back by its server alone (--per-ip, --ip-delay): looked at again when the server frees.
+      host.server!.held.add(host);
+      this.armServer(host.server!, now);
+    }
+    if (!free && host.robotsState === RobotsState.Known && host.active < this.hosts.perHost && host.timer === null && this.stopping === null) {
       host.timer = setTimeout(() => {
         host.timer = null;
         this.refreshHost(host);
@@ -466,7 +580,7 @@ export abstract class PagePipeline {
     }
     this.counters.inFlight++;
     this.counters.requests++;
-    this.hosts.start(host, performance.now());
+    this.startOn(host);
     this.refreshHost(host);
     const url = new URL(this.urls.url(id));
     const mode = this.role.get(id) === 1 ? 'sitemap' : 'page';
@@ -480,7 +594,7 @@ export abstract class PagePipeline {
       (error: unknown) => {
         // Out of flight before the stop, so that the crawl can end (afterPump waits for nothing in flight).
         this.counters.inFlight--;
-        this.hosts.finish(host);
+        this.release(host);
         this.fail(error as Error);
       },
     );
@@ -491,7 +605,7 @@ export abstract class PagePipeline {
   protected fetchTimed(_ms: number): void {}
 
   private onFetched(id: number, host: Host, refetch: boolean, result: FetchResult): void {
-    this.hosts.finish(host);
+    this.release(host);
     this.countBytes(result);
     const html = result.html ?? null;
     // Dropped once handed on (only answers that carry it: adding the property to every answer would change their shape).
@@ -659,6 +773,7 @@ export abstract class PagePipeline {
   stop(reason: string): void {
     this.stopping ??= reason;
     this.hosts.clearTimers();
+    this.armedServers.clear();
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     for (const host of this.sitemapHosts) host.sitemapQueue = [];
@@ -952,13 +1067,13 @@ export abstract class PagePipeline {
         if (this.stopping !== null) return refused('excluded: the crawl is stopping');
         await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.min(250, host.nextAt - performance.now()))));
       }
-      this.hosts.start(host, performance.now());
+      this.startOn(host);
       this.refreshHost(host);
       try {
         this.counters.requests++;
         return await this.fetcher.fetchResource(url, accept);
       } finally {
-        this.hosts.finish(host);
+        this.release(host);
         this.refreshHost(host);
         this.pump();
       }
@@ -983,6 +1098,8 @@ export abstract class PagePipeline {
     this.counters.inFlight++;
     this.robotsLoading++;
     host.active++;
+    this.hosts.startOnServer(host.server, performance.now());
+    this.closeIfFull(host.server);
     let rules: RobotsRules;
     try {
       rules = await fetchRobotsRules(this.fetcher, host.origin, {
@@ -996,13 +1113,13 @@ export abstract class PagePipeline {
       // Out of flight before the stop, so that the crawl can end (afterPump waits for nothing in flight).
       this.counters.inFlight--;
       this.robotsLoading--;
-      host.active--;
+      this.release(host);
       this.fail(error as Error);
       return;
     }
     this.counters.inFlight--;
     this.robotsLoading--;
-    host.active--;
+    this.release(host);
     host.robots = rules;
     host.delayMs = Math.max(this.settings.delayMs, rules.crawlDelayMs());
     host.robotsState = RobotsState.Known;
@@ -1087,7 +1204,7 @@ export abstract class PagePipeline {
     }
     this.counters.inFlight++;
     const nextAt = host.nextAt;
-    this.hosts.start(host, performance.now());
+    this.startOn(host);
     if (task.probe) {
       // Claimed before it is asked (the host's slot held meanwhile); a try claimed elsewhere frees the slot as it was.
       let claimed: boolean;
@@ -1095,13 +1212,13 @@ export abstract class PagePipeline {
         claimed = await this.claimSitemapProbe(host.origin);
       } catch (error) {
         this.counters.inFlight--;
-        this.hosts.finish(host);
+        this.release(host);
         this.fail(error as Error);
         return;
       }
       if (!claimed || this.stopping !== null) {
         this.counters.inFlight--;
-        this.hosts.finish(host);
+        this.release(host);
         host.nextAt = nextAt;
         if (this.stopping !== null) this.afterPump();
         else {
@@ -1118,12 +1235,12 @@ export abstract class PagePipeline {
       if (task.probe) await this.sitemapProbeAnswered(host.origin, result.status);
     } catch (error) {
       this.counters.inFlight--;
-      this.hosts.finish(host);
+      this.release(host);
       this.fail(error as Error);
       return;
     }
     this.counters.inFlight--;
-    this.hosts.finish(host);
+    this.release(host);
     this.countBytes(result);
     // Stopped while it was read: the crawl may be waiting for this last request to end.
     if (this.stopping !== null) {

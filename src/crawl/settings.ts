@@ -11,6 +11,7 @@ import { CountryTable } from './country-table.js';
 import { type CrawlStrategy, CRAWL_STRATEGIES } from './frontier.js';
 import { IpRules } from './ip-rules.js';
 import { compilePattern, type HostScope, HOST_SCOPES, Scope } from './scope.js';
+import { DEFAULT_DNS, type DnsOptions, parseDnsServer } from './dns-cache.js';
 import { DEFAULT_USER_AGENT } from './fetcher.js';
 import { DEFAULT_RENDER_RESOURCES, RENDER_RESOURCE_TYPES } from './render.js';
 import { type RenderMode, RENDER_MODES } from './render-policy.js';
@@ -110,6 +111,22 @@ export interface CrawlSettings {
   renderIdleMs: number;
   /** Distinct links kept per page (a link farm's page is cut there, and counted): 100,000. */
   maxLinksPerPage: number;
+  /** Requests at once to one server address, all its hosts together; null: 4 x --per-host. */
+  perIp: number | null;
+  /** Minimum time between the starts of two requests to one address, ms; null: --delay / 4. */
+  ipDelayMs: number | null;
+  /** A DNS server (IP[:PORT]) asked directly instead of the system resolver; null: getaddrinfo. */
+  dns: string | null;
+  dnsTimeoutMs: number;
+  /** TTL floor and ceiling of cached answers, s. */
+  dnsMinTtl: number;
+  dnsMaxTtl: number;
+  /** How long a failed lookup is remembered, s. */
+  dnsNegativeTtl: number;
+  /** Names looked up at once. */
+  dnsConcurrency: number;
+  /** Names the DNS cache holds. */
+  dnsCache: number;
 }
 
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
@@ -172,7 +189,39 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   renderBudget: 0.25,
   renderIdleMs: 30_000,
   maxLinksPerPage: 100_000,
+  perIp: null,
+  ipDelayMs: null,
+  dns: null,
+  dnsTimeoutMs: DEFAULT_DNS.timeoutMs,
+  dnsMinTtl: DEFAULT_DNS.minTtlS,
+  dnsMaxTtl: DEFAULT_DNS.maxTtlS,
+  dnsNegativeTtl: DEFAULT_DNS.negativeTtlS,
+  dnsConcurrency: DEFAULT_DNS.concurrency,
+  dnsCache: DEFAULT_DNS.cacheEntries,
 };
+
+/** --per-ip: given, else 4 x --per-host (a server of many hosts is asked at most 4 times as much as one host). */
+export function perIpOf(s: CrawlSettings): number {
+  return s.perIp ?? Math.min(MAX_CONCURRENCY, 4 * s.perHost);
+}
+
+/** --ip-delay: given, else a quarter of --delay. */
+export function ipDelayOf(s: CrawlSettings): number {
+  return s.ipDelayMs ?? s.delayMs / 4;
+}
+
+/** The DNS cache's options from the settings. */
+export function dnsOptionsOf(s: CrawlSettings): DnsOptions {
+  return {
+    server: s.dns,
+    timeoutMs: s.dnsTimeoutMs,
+    minTtlS: s.dnsMinTtl,
+    maxTtlS: s.dnsMaxTtl,
+    negativeTtlS: s.dnsNegativeTtl,
+    concurrency: s.dnsConcurrency,
+    cacheEntries: s.dnsCache,
+  };
+}
 
 /** The settings with defaults for what is missing (e.g. settings stored by an older version). */
 export function completeSettings(partial: Partial<CrawlSettings> & { seeds: string[] }): CrawlSettings {
@@ -216,6 +265,19 @@ function checkSettings(s: CrawlSettings): void {
   if (!(Number.isFinite(s.renderBudget) && s.renderBudget > 0)) throw new OptionError('--render-budget', `expected a positive number (times the crawl's time), got ${s.renderBudget}`);
   integer('--render-idle', s.renderIdleMs, 0, 86_400_000);
   integer('--max-links-per-page', s.maxLinksPerPage, 1, 10_000_000);
+  if (s.perIp !== null) integer('--per-ip', s.perIp, 1, MAX_CONCURRENCY);
+  if (s.ipDelayMs !== null && !(Number.isFinite(s.ipDelayMs) && s.ipDelayMs >= 0)) throw new OptionError('--ip-delay', `expected a number of at least 0, got ${s.ipDelayMs}`);
+  if (s.dns !== null) {
+    const server = parseDnsServer(s.dns);
+    if (!server.ok) throw new OptionError('--dns', `${server.reason}, got '${s.dns}'`);
+  }
+  integer('--dns-timeout', s.dnsTimeoutMs, 100, 600_000);
+  integer('--dns-min-ttl', s.dnsMinTtl, 0, 604_800);
+  integer('--dns-max-ttl', s.dnsMaxTtl, 0, 604_800);
+  if (s.dnsMaxTtl < s.dnsMinTtl) throw new OptionError('--dns-max-ttl', `${s.dnsMaxTtl} is below --dns-min-ttl ${s.dnsMinTtl}`);
+  integer('--dns-negative-ttl', s.dnsNegativeTtl, 0, 604_800);
+  integer('--dns-concurrency', s.dnsConcurrency, 1, 1024);
+  integer('--dns-cache', s.dnsCache, 1, 100_000_000);
   for (const type of s.renderResources) {
     if (!RENDER_RESOURCE_TYPES.includes(type)) throw new OptionError('--render-resources', `expected types among ${RENDER_RESOURCE_TYPES.join(', ')}, got '${type}'`);
   }

@@ -202,14 +202,14 @@ export class CrawlWatch {
               known: p.known, fetched: p.fetched, failed: p.failed, excluded: p.excluded, redirects: p.redirects, other: p.other,
               frontier: p.frontier, inFlight: p.inFlight, requests: p.requests, retries: p.retries, invalidLinks: p.invalidLinks, hosts: p.hosts,
               wireBytes: p.wireBytes, bodyBytes: p.bodyBytes, notModified: p.notModified, sitemaps: p.sitemaps,
-              rendered: p.rendered, renderFailed: p.renderFailed, renderedLinks: p.renderedLinks, pagesOverLinkCap: p.pagesOverLinkCap,
+              rendered: p.rendered, renderFailed: p.renderFailed, renderedLinks: p.renderedLinks, pagesOverLinkCap: p.pagesOverLinkCap, servers: p.servers,
             }
           : {
               // From the store: a crawl run by another process, or by this server before it restarted.
               known: c.pages, fetched: c.fetched, failed: c.failed, excluded: c.excluded, redirects: finished?.counts.redirects ?? 0,
               other: finished?.counts.other ?? 0, frontier: c.frontier, inFlight: 0, requests: finished?.requests ?? 0, retries: 0,
               invalidLinks: 0, hosts: finished?.counts.hosts ?? 0, wireBytes: 0, bodyBytes: 0, notModified: finished?.notModified ?? 0, sitemaps: 0,
-              rendered: 0, renderFailed: 0, renderedLinks: 0, pagesOverLinkCap: c.overLinkCap,
+              rendered: 0, renderFailed: 0, renderedLinks: 0, pagesOverLinkCap: c.overLinkCap, servers: 0,
             },
       pagesPerSecond: p !== null ? p.pagesPerSecond : stored.running ? otherRate : 0,
       fetches: stored.fetches,

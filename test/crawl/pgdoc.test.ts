@@ -226,6 +226,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     requests: sum((r) => r.requests),
     invalidLinks: 0,
     hosts: 1,
+    servers: 1,
     wireBytes: sum((r) => r.wireBytes),
     bodyBytes: sum((r) => r.bodyBytes),
     notModified: 0,
@@ -242,6 +243,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     renderer: null,
     renderUnavailable: false,
     renderHosts: [],
+    dns: { lookups: 0, cached: 0, failed: 0, timeouts: 0, evicted: 0, maxInFlight: 0 },
   };
 }
 

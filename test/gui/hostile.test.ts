@@ -133,7 +133,7 @@ if (missing !== null) {
       await page.waitForSelector('.uplot');
       await visit('/graph?part=tree', '[data-tree-list] li');
       // A folded branch, when the tree has one, is opened (a click waiting for one that is not there would wait out its timeout).
-      const folded = page.locator('[data-tree-list] button.toggle[aria-expanded=false]');
+      const folded = page.locator('[data-tree-list] button.toggle[aria-expanded=false]:visible');
       if ((await folded.count()) > 0) {
         await folded.first().click();
         await page.waitForLoadState('networkidle');

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, collect, runCrawl } from '../../app/crawl.js';
 import type { CrawlProgress } from '../../crawl/crawler.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
+import { ipDelayOf, perIpOf } from '../../crawl/settings.js';
 import { ExitCode, OptionError, WgaError } from '../../errors.js';
 import { openStore } from '../../store/open.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
@@ -48,6 +49,15 @@ export function registerCrawl(program: Command): void {
     .option('--resolve <host=address>', 'use this address for this host instead of DNS (repeatable)', collect)
     .option('--delay <ms>', 'minimum time between two requests to one host, or its robots.txt Crawl-delay if larger (default: 1000)')
     .option('--per-host <n>', 'connections per host (default: 1)')
+    .option('--per-ip <n>', 'requests at once to one server address, all the hosts it serves together (default: 4 x --per-host)')
+    .option('--ip-delay <ms>', 'minimum time between two requests to one server address (default: --delay / 4)')
+    .option('--dns <server[:port]>', 'ask this DNS server directly (A and AAAA, with their TTLs) instead of the system resolver')
+    .option('--dns-timeout <seconds>', 'longest wait for a DNS answer (default: 5)')
+    .option('--dns-min-ttl <seconds>', 'keep DNS answers at least this long (default: 60)')
+    .option('--dns-max-ttl <seconds>', 'keep DNS answers at most this long (default: 3600)')
+    .option('--dns-negative-ttl <seconds>', 'remember a failed lookup this long (default: 300)')
+    .option('--dns-concurrency <n>', 'names looked up at once (default: 16)')
+    .option('--dns-cache <n>', 'names the DNS cache holds; the oldest are let go first, and counted (default: 100000)')
     .option('--concurrency <n>', 'requests at once, all hosts together (default: 8)')
     .option('--max-pages <n>', 'stop after this many page fetches in the whole crawl')
     .option('--max-depth <n>', 'do not fetch pages more than this many clicks from a seed')
@@ -174,6 +184,15 @@ function renderRows(report: CrawlJson): string[][] {
   return rows;
 }
 
+/** The DNS line: lookups, the cache's share, failures, and the cache's cap when it bit. */
+function dnsRows(report: CrawlJson): string[][] {
+  const d = report.dns;
+  if (d === undefined || d.lookups + d.cached === 0) return [];
+  const failed = d.failed > 0 ? `, ${count(d.failed)} failed (${count(d.timeouts)} timed out)` : '';
+  const evicted = d.evicted > 0 ? `, ${count(d.evicted)} names let go (cache full: --dns-cache ${count(report.settings.dnsCache)})` : '';
+  return [['DNS', `${count(d.lookups)} lookups (${count(d.maxInFlight)} at most at once), ${count(d.cached)} answered from the cache${failed}${evicted}`]];
+}
+
 function printReport(report: CrawlJson, json: boolean): void {
   if (json) {
     printJson(report);
@@ -190,7 +209,8 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['excluded (robots.txt, addresses)', count(report.excluded)],
       ['other (not HTML)', count(report.other)],
       ['frontier (never fetched)', count(report.frontier)],
-      ['hosts', count(report.hosts)],
+      ['hosts', `${count(report.hosts)} on ${count(report.servers)} server addresses (at most ${count(perIpOf(settings))} requests at once and one per ${seconds(ipDelayOf(settings) / 1000)} to each: --per-ip, --ip-delay)`],
+      ...dnsRows(report),
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
       ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
       ...renderRows(report),
