@@ -92,8 +92,10 @@ export class Opic {
   private flags: Uint8Array = new Uint8Array(16);
   // Lazy payouts: a page is owed (accumulator - what it had seen) from each pool it is in.
   private seenAll: Float64Array = new Float64Array(16);
-  private seenUnread: Float64Array = new Float64Array(16);
-  private seenFocus: Float64Array = new Float64Array(16);
+  // The unread and focus pools are only ever paid with a discovery or focus share: without one
+  // their counters stay 0, and so do the pages' marks, so no array is kept (16 bytes a page).
+  private seenUnread: Float64Array | null = null;
+  private seenFocus: Float64Array | null = null;
   private all = 0;
   private unread = 0;
   private focused = 0;
@@ -130,6 +132,8 @@ export class Opic {
     if (this.discoveryShare + this.focusShare > 1) {
       throw new OptionError('discovery-share', 'discovery and focus shares add up to more than 1');
     }
+    if (this.discoveryShare > 0) this.seenUnread = new Float64Array(16);
+    if (this.focusShare > 0) this.seenFocus = new Float64Array(16);
     this.random = new Random(options.seed ?? 1);
     this.reselectRead = options.reselectRead ?? true;
     this.trackChanges = options.trackChanges ?? false;
@@ -175,8 +179,8 @@ export class Opic {
     if (id === this.cash.length) this.grow(2 * id);
     this.flags[id] = focus ? FOCUS : 0;
     this.seenAll[id] = this.all;
-    this.seenUnread[id] = this.unread;
-    this.seenFocus[id] = this.focused;
+    if (this.seenUnread !== null) this.seenUnread[id] = this.unread;
+    if (this.seenFocus !== null) this.seenFocus[id] = this.focused;
     this.lastRead[id] = this.clock;
     this.unreadCount++;
     if (focus) this.focusCount++;
@@ -194,8 +198,10 @@ export class Opic {
     this.lastRead[id] = state.lastRead;
     this.readCount[id] = state.reads;
     this.seenAll[id] = state.seenAll;
-    this.seenUnread[id] = state.seenUnread;
-    this.seenFocus[id] = state.seenFocus;
+    if (state.seenUnread !== 0) this.seenUnread ??= new Float64Array(this.cash.length);
+    if (state.seenFocus !== 0) this.seenFocus ??= new Float64Array(this.cash.length);
+    if (this.seenUnread !== null) this.seenUnread[id] = state.seenUnread;
+    if (this.seenFocus !== null) this.seenFocus[id] = state.seenFocus;
     this.flags[id] = (state.reads > 0 ? READ : 0) | (state.focus ? FOCUS : 0);
     if (state.reads === 0) this.unreadCount++;
     if (state.focus) this.focusCount++;
@@ -213,8 +219,8 @@ export class Opic {
       lastRead: this.lastRead[i]!,
       reads: this.readCount[i]!,
       seenAll: this.seenAll[i]!,
-      seenUnread: this.seenUnread[i]!,
-      seenFocus: this.seenFocus[i]!,
+      seenUnread: this.seenUnread?.[i] ?? 0,
+      seenFocus: this.seenFocus?.[i] ?? 0,
       focus: (this.flags[i]! & FOCUS) !== 0,
     };
   }
@@ -229,6 +235,9 @@ export class Opic {
     this.all = state.all;
     this.unread = state.unread;
     this.focused = state.focused;
+    // A pool paid before (its share since set to 0 on resume): its pages' marks are kept.
+    if (this.unread !== 0) this.seenUnread ??= new Float64Array(this.cash.length);
+    if (this.focused !== 0) this.seenFocus ??= new Float64Array(this.cash.length);
     this.clock = state.clock;
     this.virtualReceived = state.virtualReceived;
     this.readsDone = state.reads;
@@ -285,8 +294,8 @@ export class Opic {
   cashOf(i: number): number {
     const flags = this.flags[i]!;
     let owed = this.all - this.seenAll[i]!;
-    if ((flags & READ) === 0) owed += this.unread - this.seenUnread[i]!;
-    if ((flags & FOCUS) !== 0) owed += this.focused - this.seenFocus[i]!;
+    if ((flags & READ) === 0) owed += this.unread - (this.seenUnread?.[i] ?? 0);
+    if ((flags & FOCUS) !== 0) owed += this.focused - (this.seenFocus?.[i] ?? 0);
     return this.cash[i]! + owed;
   }
 
@@ -450,8 +459,8 @@ export class Opic {
   private settle(i: number): void {
     this.cash[i] = this.cashOf(i);
     this.seenAll[i] = this.all;
-    this.seenUnread[i] = this.unread;
-    this.seenFocus[i] = this.focused;
+    if (this.seenUnread !== null) this.seenUnread[i] = this.unread;
+    if (this.seenFocus !== null) this.seenFocus[i] = this.focused;
   }
 
   private classOf(i: number): number {
@@ -462,8 +471,8 @@ export class Opic {
   private heapKey(i: number): number {
     const flags = this.flags[i]!;
     let key = this.cash[i]! - this.seenAll[i]!;
-    if ((flags & READ) === 0) key -= this.seenUnread[i]!;
-    if ((flags & FOCUS) !== 0) key -= this.seenFocus[i]!;
+    if ((flags & READ) === 0) key -= this.seenUnread?.[i] ?? 0;
+    if ((flags & FOCUS) !== 0) key -= this.seenFocus?.[i] ?? 0;
     return key;
   }
 
@@ -477,8 +486,8 @@ export class Opic {
     this.history = f64(this.history);
     this.lastRead = f64(this.lastRead);
     this.seenAll = f64(this.seenAll);
-    this.seenUnread = f64(this.seenUnread);
-    this.seenFocus = f64(this.seenFocus);
+    if (this.seenUnread !== null) this.seenUnread = f64(this.seenUnread);
+    if (this.seenFocus !== null) this.seenFocus = f64(this.seenFocus);
     const readCount = new Uint32Array(size);
     readCount.set(this.readCount);
     this.readCount = readCount;

@@ -73,6 +73,8 @@ export class HostTable {
   readonly hosts: Host[] = [];
 
   private readonly byAddress = new Map<string, Server>();
+  /** Hosts waiting out their delay on a timer (counted, so that "anything waiting?" is no scan of every host). */
+  timersRunning = 0;
 
   constructor(
     readonly perHost: number,
@@ -167,10 +169,12 @@ export class HostTable {
 
   /** Cancels every politeness timer (the crawl stops). */
   clearTimers(): void {
+    // Only when the crawl stops: the one scan of every host.
     for (const host of this.hosts) {
       if (host.timer !== null) clearTimeout(host.timer);
       host.timer = null;
     }
+    this.timersRunning = 0;
     for (const server of this.byAddress.values()) {
       if (server.timer !== null) clearTimeout(server.timer);
       server.timer = null;

@@ -143,13 +143,15 @@ export interface PipelineOptions {
   rereads: boolean;
   /** Where every request and answer is archived (--warc), or null. */
   warc: WarcWriter | null;
+  /** Where URL text the store holds already may be spilled (url-table.ts); null: it stays in RAM. */
+  spillDir?: string | null;
 }
 
 export abstract class PagePipeline {
   protected readonly fetcher: Fetcher;
   protected readonly hosts: HostTable;
   /** Keys and URLs of the known pages, off the heap (url-table.ts); ids are the crawler's page ids. */
-  protected readonly urls = new UrlTable();
+  protected readonly urls: UrlTable;
   protected readonly hostOf = new Column(new Int32Array(1024), -1);
   protected readonly depth = new Column(new Uint16Array(1024));
   protected readonly state = new Column(new Uint8Array(1024));
@@ -174,6 +176,8 @@ export abstract class PagePipeline {
   protected readonly sitemapProbed = new Set<string>();
   /** The crawl's DNS (every connection asks it; hosts are grouped by its answers). */
   protected readonly dns: DnsCache;
+  /** Hosts whose address is to be looked up, before their robots.txt. */
+  private readonly toLookUp: Host[] = [];
   /** Hosts whose address is being looked up (before their robots.txt). */
   private addressesLooking = 0;
   /** Servers with robots.txt requests waiting for them. */
@@ -221,6 +225,7 @@ export abstract class PagePipeline {
     protected readonly compiled: CompiledSettings,
     options: PipelineOptions,
   ) {
+    this.urls = new UrlTable({ spillDir: options.spillDir ?? null });
     this.hosts = new HostTable(settings.perHost, settings.delayMs, perIpOf(settings), ipDelayOf(settings));
     this.dns = new DnsCache(dnsOptionsOf(settings));
     this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
@@ -407,19 +412,26 @@ export abstract class PagePipeline {
   protected needRobots(host: Host): void {
     if (host.robotsState !== RobotsState.Unknown) return;
     host.robotsState = RobotsState.Fetching;
-    if (host.server !== null) {
-      this.queueRobots(host);
-      return;
+    // Grouped under its server address first (looked up when the crawl pumps, never before it
+    // runs): its robots.txt already counts against the address.
+    if (host.server !== null) this.queueRobots(host);
+    else this.toLookUp.push(host);
+  }
+
+  /** Looks up the addresses of the hosts waiting for theirs. */
+  private startLookups(): void {
+    for (const host of this.toLookUp.splice(0)) {
+      this.addressesLooking++;
+      void this.serverAddress(host.hostname).then((address) => {
+        this.addressesLooking--;
+        // A crawl stopping does not wait for lookups: one that ends after it changes nothing.
+        if (this.stopping !== null) return;
+        if (address !== null && host.server === null) this.hosts.assignServer(host, address);
+        this.counters.servers = this.hosts.servers;
+        this.queueRobots(host);
+        this.pump();
+      });
     }
-    // Grouped under its server address first: its robots.txt already counts against the address.
-    this.addressesLooking++;
-    void this.serverAddress(host.hostname).then((address) => {
-      this.addressesLooking--;
-      if (address !== null && host.server === null) this.hosts.assignServer(host, address);
-      this.counters.servers = this.hosts.servers;
-      this.queueRobots(host);
-      this.pump();
-    });
   }
 
   /** The address a host's connections go to (the first the rules allow), or null when none is known. */
@@ -509,6 +521,7 @@ export abstract class PagePipeline {
   /** Starts as many fetches as concurrency and politeness allow, then lets the crawler check whether it is over. */
   protected pump(): void {
     if (this.stopping === null && this.failure === null) {
+      if (this.toLookUp.length > 0) this.startLookups();
       this.startRobots();
       if (this.sitemapHosts.size > 0) this.startSitemaps();
       this.startRereads();
@@ -537,8 +550,8 @@ export abstract class PagePipeline {
     // Samples of --render auto are waited for only while their verdict could still change the crawl.
     if (this.samplesRunning > 0 && this.stopping === null && this.renderPolicy.samplesMatter()) return true;
     if (this.stopping !== null) return false;
-    if (this.addressesLooking > 0 || this.robotsServers.size > 0 || this.armedServers.size > 0) return true;
-    return this.rereads.size > 0 || this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.hosts.some((h) => h.timer !== null);
+    if (this.addressesLooking > 0 || this.toLookUp.length > 0 || this.robotsServers.size > 0 || this.armedServers.size > 0) return true;
+    return this.rereads.size > 0 || this.retryTimers.size > 0 || this.robotsQueue.length > 0 || this.sitemapHosts.size > 0 || this.hosts.timersRunning > 0;
   }
 
   /** Switches a host on or off for selection; when only its delay holds it, wakes up when that ends. */
@@ -559,8 +572,10 @@ export abstract class PagePipeline {
       this.armServer(host.server!, now);
     }
     if (!free && host.robotsState === RobotsState.Known && host.active < this.hosts.perHost && host.timer === null && this.stopping === null) {
+      this.hosts.timersRunning++;
       host.timer = setTimeout(() => {
         host.timer = null;
+        this.hosts.timersRunning--;
         this.refreshHost(host);
         this.pump();
       }, Math.max(1, Math.ceil(host.nextAt - now)));
@@ -793,6 +808,7 @@ export abstract class PagePipeline {
     for (const timer of this.retryTimers) clearTimeout(timer);
     if (this.pumpLater !== null) clearImmediate(this.pumpLater);
     await this.fetcher.destroy().catch(() => undefined);
+    this.urls.close();
   }
 
   // ---- answers ----------------------------------------------------------------

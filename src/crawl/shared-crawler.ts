@@ -169,6 +169,9 @@ export class SharedCrawler extends PagePipeline {
   private readonly busyIn: Int32Array;
   /** Pages waiting for their first fetch, per partition. */
   private readonly waitingIn: Int32Array;
+  /** Per partition, the hosts with pages waiting in it; per host (id), its pages waiting. */
+  private readonly hostsWithWorkIn: Int32Array;
+  private hostWaiting = new Int32Array(64);
   private waitingCount = 0;
   private readonly avoid = new Map<number, number>();
   // Since the last checkpoint:
@@ -203,6 +206,7 @@ export class SharedCrawler extends PagePipeline {
     this.held = new Uint8Array(job.partitions);
     this.busyIn = new Int32Array(job.partitions);
     this.waitingIn = new Int32Array(job.partitions);
+    this.hostsWithWorkIn = new Int32Array(job.partitions);
     this.ledger = new SharedLedger(settings.damping);
     this.ledger.advance(job.all, job.clock);
   }
@@ -316,8 +320,7 @@ export class SharedCrawler extends PagePipeline {
     const host = this.hostFor(i);
     if (state === WAITING) {
       this.ledger.enqueue(i, host.id);
-      this.waitingIn[this.part.get(i)]!++;
-      this.waitingCount++;
+      this.waiting(i, 1);
       this.needRobots(host);
     }
   }
@@ -359,8 +362,7 @@ export class SharedCrawler extends PagePipeline {
       return;
     }
     this.ledger.dequeue(i);
-    this.waitingIn[this.part.get(i)]!--;
-    this.waitingCount--;
+    this.waiting(i, -1);
     this.busyIn[this.part.get(i)]!++;
     if (requested) this.counts.requests++;
   }
@@ -394,8 +396,7 @@ export class SharedCrawler extends PagePipeline {
     // A partition being let go takes no new fetches: the page waits for the next holder.
     if (this.held[this.part.get(i)] !== HELD) return;
     this.ledger.enqueue(i, host.id);
-    this.waitingIn[this.part.get(i)]!++;
-    this.waitingCount++;
+    this.waiting(i, 1);
   }
 
   protected pageFinished(i: number, outcome: PageOutcome): void {
@@ -546,17 +547,32 @@ export class SharedCrawler extends PagePipeline {
    * bound what the instance can have in flight (neededHosts).
    */
   private hostsWithWork(): Map<number, number> {
-    const seen = new Uint8Array(this.hosts.hosts.length);
     const byPartition = new Map<number, number>();
-    for (let i = 0; i < this.urls.size; i++) {
-      if (this.state.get(i) !== WAITING || this.held[this.part.get(i)] !== HELD) continue;
-      const h = this.hostOf.get(i);
-      if (h < 0 || seen[h] === 1) continue;
-      seen[h] = 1;
-      byPartition.set(this.part.get(i), (byPartition.get(this.part.get(i)) ?? 0) + 1);
-    }
+    for (let p = 0; p < this.partitions; p++) if (this.hostsWithWorkIn[p]! > 0) byPartition.set(p, this.hostsWithWorkIn[p]!);
     return byPartition;
   }
+
+  /**
+   * Page i joins (+1) or leaves (-1) the waiting pages of its partition: the partition's count, and
+   * its count of hosts with waiting pages (kept as it changes, so a checkpoint scans no page).
+   */
+  private waiting(i: number, delta: 1 | -1): void {
+    const p = this.part.get(i);
+    this.waitingIn[p]! += delta;
+    this.waitingCount += delta;
+    const h = this.hostOf.get(i);
+    if (h < 0) return;
+    if (h >= this.hostWaiting.length) {
+      const grown = new Int32Array(Math.max(h + 1, this.hostWaiting.length * 2));
+      grown.set(this.hostWaiting);
+      this.hostWaiting = grown;
+    }
+    const before = this.hostWaiting[h]!;
+    this.hostWaiting[h] = before + delta;
+    if (before === 0 && delta > 0) this.hostsWithWorkIn[p]!++;
+    else if (before === 1 && delta < 0) this.hostsWithWorkIn[p]!--;
+  }
+
 
   /**
    * Hosts with work this instance needs to keep its `concurrency` requests
@@ -615,8 +631,7 @@ export class SharedCrawler extends PagePipeline {
     for (let i = 0; i < this.urls.size; i++) {
       if (this.part.get(i) !== p || this.state.get(i) !== WAITING) continue;
       this.ledger.dequeue(i);
-      this.waitingIn[p]!--;
-      this.waitingCount--;
+      this.waiting(i, -1);
       // Still WAITING for the books; released at the checkpoint where the partition is quiet.
     }
   }
@@ -628,8 +643,7 @@ export class SharedCrawler extends PagePipeline {
         this.ledger.dequeue(i);
         if (this.waitingIn[this.part.get(i)]! > 0) {
           // Pages of a partition let go at the end (finishing), not quieted before.
-          this.waitingIn[this.part.get(i)]!--;
-          this.waitingCount--;
+          this.waiting(i, -1);
         }
       }
       this.state.set(i, FOREIGN);

@@ -1,53 +1,102 @@
 /**
- * The crawler's URLs, off the JavaScript heap: for each known page (ids 0, 1,
- * 2... in the order they are added) its key (url.ts) and the URL it is fetched
- * by, as UTF-8 bytes in large buffers, and a hash index from key to id.
+ * The crawler's URLs: for each known page (ids 0, 1, 2... in the order they are added) its key
+ * (url.ts) and the URL it is fetched by, and an index from key to id.
  *
- * Why not a Map<string, number> and two string arrays: a crawl knows many more
- * pages than it has fetched (every link target is a page, with its OPIC cash),
- * and the issue's budget is 300 bytes per known, unfetched URL. A Map entry
- * and a flat key string cost about 110 bytes live for a 58-character URL, and
- * the process about twice that, since V8 lets its heap grow to about twice the
- * live data between full collections. Here a URL costs its bytes (once when
- * the URL is its key, the usual case) plus 20 bytes of columns and about 11 of
- * hash slots, in typed arrays whose memory is what the process holds.
+ * Why this shape: a crawl knows many more pages than it has fetched (every link target is a page,
+ * with its OPIC cash), so what a known, unfetched URL costs in RAM decides how large a crawl fits
+ * (issue 38; the OPIC paper's crawler kept its URL text on disk and the cash vector in RAM).
+ * - The index holds no text: a key is known by a 64-bit fingerprint (two independent 32-bit
+ *   hashes of its UTF-8 bytes), as BUbiNG's sieve knows URLs. Two keys with one fingerprint
+ *   would be taken for one page; among 10^8 keys the chance that any two collide is about 3 in
+ *   10,000 (n^2 / 2^65).
+ * - The text (key, then the URL when it differs) is appended to a byte stream. The stream's
+ *   recent part is in RAM, in chunks; `spill(n)` writes the chunks whose pages all have ids
+ *   below n to a file (the crawler calls it once its store holds those pages) and lets them go.
+ *   Text of a spilled page is read back from the file when asked for (a page being fetched, a
+ *   report): one positional read, from the page cache most of the time. The file is unlinked as
+ *   soon as it is opened, so nothing is left behind, even after kill -9.
+ * - Per page in RAM: the fingerprint (8 bytes), the stream position (8), the two lengths (4) and
+ *   1.4 to 2.9 hash slots of 4 bytes (the index is kept at most 70% full): 26 to 32 bytes, plus the
+ *   text until it is spilled.
  */
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { grown } from '../util/typed-arrays.js';
 
-/** Bytes per arena chunk once grown; a URL never straddles two chunks. */
-const CHUNK_BYTES = 64 * 1024 * 1024;
-/** Chunk index and offset in one float: start = chunk * OFFSET_RANGE + offset, exact below 2^53. */
-const OFFSET_RANGE = 2 ** 32;
+/** Bytes of a text chunk once grown; a record never straddles two chunks. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
 const EMPTY = 0;
+/** Keys and URLs longer than this (bytes) are refused (the crawler's URLs are at most 2,048). */
+const MAX_TEXT_BYTES = 65_535;
+/** The index is grown past this share of full slots. */
+const MAX_LOAD = 0.7;
 
-/** FNV-1a over bytes [0, length) of `bytes`. */
+/** FNV-1a over bytes [0, length). */
 function fnv1a(bytes: Uint8Array, length: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
   return hash >>> 0;
 }
 
+/** A second hash, independent of FNV-1a: multiply-rotate per byte, then MurmurHash3's finaliser. */
+function mixHash(bytes: Uint8Array, length: number): number {
+  let hash = 0x9747b28c ^ length;
+  for (let i = 0; i < length; i++) {
+    hash = Math.imul(hash ^ bytes[i]!, 0x5bd1e995);
+    hash ^= hash >>> 15;
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
+interface Chunk {
+  buffer: Buffer;
+  /** Stream position of the chunk's first byte. */
+  start: number;
+  used: number;
+  /** The largest id with a record in it (-1: none yet). */
+  lastId: number;
+}
+
+export interface UrlTableOptions {
+  /** Size text chunks grow to (tests use small ones). */
+  chunkBytes?: number;
+  /** Where the spill file goes; null: text stays in RAM (`spill` does nothing). */
+  spillDir?: string | null;
+}
+
 export class UrlTable {
   private readonly chunkBytes: number;
-  private chunks: Buffer[];
-  /** Bytes used in the last chunk. */
-  private used = 0;
+  private readonly spillDir: string | null;
+  private chunks: Chunk[];
+  /** Stream bytes [0, spilledEnd) are in the file. */
+  private spilledEnd = 0;
+  private file: number | null = null;
+  private fpLow = new Uint32Array(1024);
+  private fpHigh = new Uint32Array(1024);
   private starts = new Float64Array(1024);
-  private keyBytes = new Uint32Array(1024);
+  private keyBytes = new Uint16Array(1024);
   /** Bytes of the URL after its key; 0 when the URL is the key. */
-  private urlBytes = new Uint32Array(1024);
-  private hashes = new Uint32Array(1024);
-  /** Open addressing with linear probing: id + 1, or EMPTY. Kept at most half full. */
+  private urlBytes = new Uint16Array(1024);
+  /** Open addressing with linear probing: id + 1, or EMPTY. */
   private slots = new Int32Array(2048);
   private count = 0;
-  /** The key looked up or added last, encoded. */
+  /** The key looked up or added last, encoded; and a buffer for records read back from the file. */
   private scratch = Buffer.alloc(4096);
+  private readBack = Buffer.alloc(4096);
+  /** The last record read back from the file (a page's key and URL are often asked for in turn). */
+  private lastRead: { id: number; key: string; url: string } | null = null;
 
-  /** `chunkBytes` only for tests: the size chunks grow to before another is started. */
-  constructor(chunkBytes = CHUNK_BYTES) {
-    if (!(Number.isInteger(chunkBytes) && chunkBytes >= 16 && chunkBytes < OFFSET_RANGE)) throw new RangeError(`chunk size ${chunkBytes}`);
+  constructor(options: UrlTableOptions | number = {}) {
+    const { chunkBytes = CHUNK_BYTES, spillDir = null } = typeof options === 'number' ? { chunkBytes: options } : options;
+    if (!(Number.isInteger(chunkBytes) && chunkBytes >= 16)) throw new RangeError(`chunk size ${chunkBytes}`);
     this.chunkBytes = chunkBytes;
-    this.chunks = [Buffer.alloc(Math.min(chunkBytes, 64 * 1024))];
+    this.spillDir = spillDir;
+    this.chunks = [{ buffer: Buffer.alloc(Math.min(chunkBytes, 64 * 1024)), start: 0, used: 0, lastId: -1 }];
   }
 
   /** URLs held. */
@@ -55,59 +104,125 @@ export class UrlTable {
     return this.count;
   }
 
+  /** Bytes of text in the spill file, and in RAM. */
+  get textBytes(): { spilled: number; inMemory: number } {
+    let inMemory = 0;
+    for (const chunk of this.chunks) inMemory += chunk.buffer.length;
+    return { spilled: this.spilledEnd, inMemory };
+  }
+
   /** The id of the page with this key, or -1. */
   id(key: string): number {
     const length = this.encode(key);
-    return this.find(fnv1a(this.scratch, length), length);
+    return this.find(fnv1a(this.scratch, length), mixHash(this.scratch, length));
   }
 
   /** Adds a page (its key must be new) and returns its id, the next one. */
   add(key: string, url: string): number {
     const keyLength = this.encode(key);
-    const hash = fnv1a(this.scratch, keyLength);
-    if (this.find(hash, keyLength) !== -1) throw new Error(`internal error: URL key added twice: ${key.slice(0, 200)}`);
+    const low = fnv1a(this.scratch, keyLength);
+    const high = mixHash(this.scratch, keyLength);
+    if (this.find(low, high) !== -1) throw new Error(`internal error: URL key added twice: ${key.slice(0, 200)}`);
     const urlLength = url === key ? 0 : Buffer.byteLength(url, 'utf8');
+    if (keyLength > MAX_TEXT_BYTES || urlLength > MAX_TEXT_BYTES) throw new RangeError(`URL of ${Math.max(keyLength, urlLength)} bytes: the table holds at most ${MAX_TEXT_BYTES}`);
     const id = this.count;
     if (id === this.starts.length) {
       const size = id * 2;
       this.starts = grown(this.starts, size);
       this.keyBytes = grown(this.keyBytes, size);
       this.urlBytes = grown(this.urlBytes, size);
-      this.hashes = grown(this.hashes, size);
+      this.fpLow = grown(this.fpLow, size);
+      this.fpHigh = grown(this.fpHigh, size);
     }
-    const [chunk, offset] = this.reserve(keyLength + urlLength);
-    const buffer = this.chunks[chunk]!;
-    this.scratch.copy(buffer, offset, 0, keyLength);
-    if (urlLength > 0) buffer.write(url, offset + keyLength, urlLength, 'utf8');
-    this.starts[id] = chunk * OFFSET_RANGE + offset;
+    const chunk = this.reserve(keyLength + urlLength);
+    const offset = chunk.used;
+    this.scratch.copy(chunk.buffer, offset, 0, keyLength);
+    if (urlLength > 0) chunk.buffer.write(url, offset + keyLength, urlLength, 'utf8');
+    chunk.used += keyLength + urlLength;
+    chunk.lastId = id;
+    this.starts[id] = chunk.start + offset;
     this.keyBytes[id] = keyLength;
     this.urlBytes[id] = urlLength;
-    this.hashes[id] = hash;
+    this.fpLow[id] = low;
+    this.fpHigh[id] = high;
     this.count++;
-    if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    if (this.count > this.slots.length * MAX_LOAD) this.rehash(this.slots.length * 2);
     else this.insert(id);
     return id;
   }
 
   /** The key of page `id`. */
   key(id: number): string {
-    const [buffer, offset] = this.locate(id);
-    return buffer.toString('utf8', offset, offset + this.keyBytes[id]!);
+    return this.text(id, 'key');
   }
 
   /** The URL page `id` is fetched by. */
   url(id: number): string {
-    const [buffer, offset] = this.locate(id);
-    const keyLength = this.keyBytes[id]!;
-    const urlLength = this.urlBytes[id]!;
-    return urlLength === 0 ? buffer.toString('utf8', offset, offset + keyLength) : buffer.toString('utf8', offset + keyLength, offset + keyLength + urlLength);
+    return this.text(id, 'url');
   }
 
-  private locate(id: number): [Buffer, number] {
+  /**
+   * Pages below id `n` are stored elsewhere (the crawl's store): the chunks holding only their
+   * text go to the spill file and leave RAM. Without a spill directory, nothing happens.
+   */
+  spill(n: number): void {
+    if (this.spillDir === null) return;
+    // The last chunk is being filled: it stays.
+    let spilled = 0;
+    while (spilled < this.chunks.length - 1 && this.chunks[spilled]!.lastId < n) spilled++;
+    if (spilled === 0) return;
+    this.file ??= this.openSpillFile();
+    for (let c = 0; c < spilled; c++) {
+      const chunk = this.chunks[c]!;
+      for (let written = 0; written < chunk.used; ) written += writeSync(this.file, chunk.buffer, written, chunk.used - written, chunk.start + written);
+      this.spilledEnd = chunk.start + chunk.used;
+    }
+    this.chunks = this.chunks.slice(spilled);
+  }
+
+  /** Closes the spill file (the table's spilled text is gone with it). */
+  close(): void {
+    if (this.file !== null) closeSync(this.file);
+    this.file = null;
+  }
+
+  private openSpillFile(): number {
+    const path = join(this.spillDir!, `.wga-urls-${process.pid}-${Math.random().toString(36).slice(2, 10)}.spill`);
+    const fd = openSync(path, 'w+', 0o600);
+    // Unlinked at once: the file lives as long as the descriptor, and no crash leaves it behind.
+    unlinkSync(path);
+    return fd;
+  }
+
+  private text(id: number, which: 'key' | 'url'): string {
     if (!(id >= 0 && id < this.count)) throw new RangeError(`no URL with id ${id}`);
     const start = this.starts[id]!;
-    const chunk = Math.floor(start / OFFSET_RANGE);
-    return [this.chunks[chunk]!, start - chunk * OFFSET_RANGE];
+    const keyLength = this.keyBytes[id]!;
+    const urlLength = this.urlBytes[id]!;
+    if (start >= this.spilledEnd) {
+      const chunk = this.chunkAt(start);
+      const offset = start - chunk.start;
+      if (which === 'key' || urlLength === 0) return chunk.buffer.toString('utf8', offset, offset + keyLength);
+      return chunk.buffer.toString('utf8', offset + keyLength, offset + keyLength + urlLength);
+    }
+    if (this.lastRead?.id !== id) {
+      const length = keyLength + urlLength;
+      if (this.readBack.length < length) this.readBack = Buffer.alloc(length);
+      for (let read = 0; read < length; ) {
+        const got = readSync(this.file!, this.readBack, read, length - read, start + read);
+        if (got === 0) throw new Error(`internal error: the URL spill file ends before page ${id}'s text`);
+        read += got;
+      }
+      const key = this.readBack.toString('utf8', 0, keyLength);
+      this.lastRead = { id, key, url: urlLength === 0 ? key : this.readBack.toString('utf8', keyLength, length) };
+    }
+    return which === 'key' ? this.lastRead.key : this.lastRead.url;
+  }
+
+  /** The RAM chunk holding stream position `position` (the newest chunks are asked for most). */
+  private chunkAt(position: number): Chunk {
+    for (let c = this.chunks.length - 1; c >= 0; c--) if (this.chunks[c]!.start <= position) return this.chunks[c]!;
+    throw new Error(`internal error: no chunk holds stream position ${position}`);
   }
 
   /** Encodes `key` into the scratch buffer; returns its length in bytes. */
@@ -117,47 +232,38 @@ export class UrlTable {
     return this.scratch.write(key, 0, 'utf8');
   }
 
-  /** The id whose key is the `length` bytes in the scratch buffer, with this hash; or -1. */
-  private find(hash: number, length: number): number {
+  /** The id with this fingerprint, or -1. */
+  private find(low: number, high: number): number {
     const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = low & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot]!;
       if (entry === EMPTY) return -1;
       const id = entry - 1;
-      if (this.hashes[id] === hash && this.keyBytes[id] === length && this.sameKey(id, length)) return id;
+      if (this.fpLow[id] === low && this.fpHigh[id] === high) return id;
     }
   }
 
-  private sameKey(id: number, length: number): boolean {
-    const [buffer, offset] = this.locate(id);
-    return this.scratch.compare(buffer, offset, offset + length, 0, length) === 0;
-  }
-
-  /** Room for `bytes` at the end of the last chunk (grown, or a new one). */
-  private reserve(bytes: number): [number, number] {
-    let last = this.chunks.length - 1;
-    let buffer = this.chunks[last]!;
-    if (this.used + bytes > buffer.length) {
-      if (buffer.length < this.chunkBytes && this.used + bytes <= this.chunkBytes) {
-        let size = buffer.length * 2;
-        while (size < this.used + bytes) size *= 2;
+  /** Room for `bytes` at the end of the last chunk (grown, or a new one after it in the stream). */
+  private reserve(bytes: number): Chunk {
+    let chunk = this.chunks[this.chunks.length - 1]!;
+    if (chunk.used + bytes > chunk.buffer.length) {
+      if (chunk.buffer.length < this.chunkBytes && chunk.used + bytes <= this.chunkBytes) {
+        let size = chunk.buffer.length * 2;
+        while (size < chunk.used + bytes) size *= 2;
         const bigger = Buffer.alloc(Math.min(size, this.chunkBytes));
-        buffer.copy(bigger, 0, 0, this.used);
-        this.chunks[last] = buffer = bigger;
+        chunk.buffer.copy(bigger, 0, 0, chunk.used);
+        chunk.buffer = bigger;
       } else {
-        this.chunks.push(Buffer.alloc(Math.max(this.chunkBytes, bytes)));
-        last++;
-        this.used = 0;
+        chunk = { buffer: Buffer.alloc(Math.max(this.chunkBytes, bytes)), start: chunk.start + chunk.used, used: 0, lastId: -1 };
+        this.chunks.push(chunk);
       }
     }
-    const offset = this.used;
-    this.used += bytes;
-    return [last, offset];
+    return chunk;
   }
 
   private insert(id: number): void {
     const mask = this.slots.length - 1;
-    let slot = this.hashes[id]! & mask;
+    let slot = this.fpLow[id]! & mask;
     while (this.slots[slot] !== EMPTY) slot = (slot + 1) & mask;
     this.slots[slot] = id + 1;
   }
