@@ -20,7 +20,7 @@ import { hostname as machineName, tmpdir } from 'node:os';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { AdaptiveOpic } from '../analysis/adaptive-opic.js';
 import { OptionError, WgaError, ExitCode } from '../errors.js';
-import type { CrawlLock, Store, StoredCrawl } from '../store/store.js';
+import type { CrawlLock, CrawlSummary, Store } from '../store/store.js';
 import { CRAWL_STATE, GRAPH_LINK_KINDS, parseOpicState } from '../store/store.js';
 import { PendingBatch, storeId } from './checkpoint.js';
 import { StoreFailureError, storeFailure } from '../store/store-failure.js';
@@ -141,7 +141,7 @@ export class Crawler extends PagePipeline {
   private readonly settingsText: string;
   private readonly opic: AdaptiveOpic;
   private readonly frontier: Frontier;
-  private readonly batch: PendingBatch;
+  private batch: PendingBatch;
   private readonly lock: CrawlLock;
   /** Fetches recorded in the whole crawl: the last fetch_seq given. */
   private fetchSeq = 0;
@@ -166,11 +166,11 @@ export class Crawler extends PagePipeline {
   private constructor(
     private readonly store: Store,
     settings: CrawlSettings,
-    stored: StoredCrawl | null,
+    stored: CrawlSummary | null,
     private readonly options: CrawlOptions,
     warc: WarcWriter | null,
   ) {
-    const seedHosts = [...settings.seeds, ...(stored?.pages.filter((p) => p.depth === 0).map((p) => p.url) ?? [])].map((s) => {
+    const seedHosts = [...settings.seeds, ...(stored?.seeds ?? [])].map((s) => {
       const resolved = resolveUrl(s);
       if (!resolved.ok) throw new OptionError('seed', `'${s}' is not an http(s) URL`);
       return resolved.url.hostname;
@@ -199,7 +199,7 @@ export class Crawler extends PagePipeline {
     });
     this.lock = { owner: `${machineName()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`, hostname: machineName(), pid: process.pid, heartbeat: Date.now(), startedAt: Date.now() };
     if (stored !== null) this.restore(stored);
-    this.batch = new PendingBatch(this.opic.pages);
+    this.batch = new PendingBatch(0);
   }
 
   /**
@@ -207,10 +207,10 @@ export class Crawler extends PagePipeline {
    * with `resume`, continues the crawl the store holds.
    */
   static async run(store: Store, settings: CrawlSettings, options: CrawlOptions = {}): Promise<CrawlReport> {
-    const stored = await store.loadCrawl();
+    const stored = await store.crawlSummary();
     const hasCrawl = parseOpicState(stored.state[CRAWL_STATE.opic]) !== null;
-    if (stored.pages.length > 0 && !hasCrawl) {
-      throw new WgaError(`${store.location}: holds ${stored.pages.length} pages that are not from a crawl (an import?); crawl into another store`, ExitCode.usage);
+    if (stored.pages > 0 && !hasCrawl) {
+      throw new WgaError(`${store.location}: holds ${stored.pages} pages that are not from a crawl (an import?); crawl into another store`, ExitCode.usage);
     }
     if (hasCrawl && options.resume !== true) {
       throw new WgaError(`${store.location}: already holds a crawl; continue it with --resume, or start again after: wga reset --db ${store.location}`, ExitCode.usage);
@@ -224,6 +224,7 @@ export class Crawler extends PagePipeline {
     const warc = openWarc(settings, 'wga');
     try {
       const crawler = new Crawler(store, settings, hasCrawl ? stored : null, options, warc);
+      if (hasCrawl) await crawler.restorePages(stored);
       return await crawler.crawl();
     } finally {
       warc?.close();
@@ -289,7 +290,7 @@ export class Crawler extends PagePipeline {
 
   // ---- pages (the pipeline's hooks) -------------------------------------------
 
-  private restore(stored: StoredCrawl): void {
+  private restore(stored: CrawlSummary): void {
     const globals = parseOpicState(stored.state[CRAWL_STATE.opic])!;
     this.opic.opic.restoreGlobals(globals);
     for (const origin of stored.sitemapProbes) this.sitemapProbed.add(origin);
@@ -300,34 +301,47 @@ export class Crawler extends PagePipeline {
     // The stored window_history values are relative to the window of their checkpoint: set it before
     // they are restored, so that the next change of window rescales them rather than inflating them.
     let window = Number(stored.state[CRAWL_STATE.window]);
-    if (!(window > 0) && globals.reads > 0) window = (this.settings.windowPasses * globals.clock * stored.pages.length) / globals.reads;
+    if (!(window > 0) && globals.reads > 0) window = (this.settings.windowPasses * globals.clock * stored.pages) / globals.reads;
     if (window > 0 && Number.isFinite(window)) {
       this.opic.setWindow(window);
       this.lastPassWindow = window;
     }
-    stored.pages.forEach((page, index) => {
-      if (page.id !== storeId(index)) {
-        throw new WgaError(`${this.store.location}: page ids are not 1..${stored.pages.length} (found ${page.id} at position ${index + 1}); this store's crawl cannot be resumed`, ExitCode.input);
+  }
+
+  /**
+   * The stored crawl's pages, read a batch at a time (a resume of 10^7 pages holds 10^4 of them as
+   * objects at once), then its redirects. Before the crawl starts.
+   */
+  private async restorePages(stored: CrawlSummary): Promise<void> {
+    let index = 0;
+    for await (const batch of this.store.crawlPageBatches()) {
+      for (const page of batch) {
+        if (page.id !== storeId(index)) {
+          throw new WgaError(`${this.store.location}: page ids are not 1..${stored.pages} (found ${page.id} at position ${index + 1}); this store's crawl cannot be resumed`, ExitCode.input);
+        }
+        index++;
+        const id = this.restorePage(page.key, page.url, page.depth, page.role ?? 'page');
+        const host = this.hostForUrl(id, page.url);
+        const opicId = this.opic.restorePage(page.opic, page.windowHistory, host.id);
+        if (opicId !== id) throw new Error(`internal error: page ${id} got OPIC id ${opicId}`);
+        const done = page.status !== null || page.error !== null;
+        if (done) {
+          this.restoredFinished(id, page.status, page.error, page.contentType);
+          if (this.validators !== null && (page.etag !== null || page.lastModified !== null)) this.validators.set(id, { etag: page.etag, lastModified: page.lastModified });
+        } else {
+          this.state.set(id, WAITING);
+          this.counters.frontier++;
+          this.frontier.add(id, host.id);
+          this.needRobots(host);
+        }
+        if (page.fetchSeq !== null) this.fetchSeq = Math.max(this.fetchSeq, page.fetchSeq);
       }
-      const id = this.restorePage(page.key, page.url, page.depth, page.role ?? 'page');
-      const host = this.hostFor(id);
-      const opicId = this.opic.restorePage(page.opic, page.windowHistory, host.id);
-      if (opicId !== id) throw new Error(`internal error: page ${id} got OPIC id ${opicId}`);
-      const done = page.status !== null || page.error !== null;
-      if (done) {
-        this.restoredFinished(id, page.status, page.error, page.contentType);
-        if (this.validators !== null && (page.etag !== null || page.lastModified !== null)) this.validators.set(id, { etag: page.etag, lastModified: page.lastModified });
-      } else {
-        this.state.set(id, WAITING);
-        this.counters.frontier++;
-        this.frontier.add(id, host.id);
-        this.needRobots(host);
-      }
-      if (page.fetchSeq !== null) this.fetchSeq = Math.max(this.fetchSeq, page.fetchSeq);
-    });
+    }
     this.pagesStarted = this.fetchSeq;
     for (const [source, target] of stored.redirects) this.redirectTo.set(source - 1, target - 1);
+    this.batch = new PendingBatch(this.opic.pages);
   }
+
 
   private addSeeds(): void {
     const added: number[] = [];

@@ -376,6 +376,22 @@ export abstract class PagePipeline {
   }
 
   /**
+   * hostFor for a page whose URL is at hand (a resume restores millions): a known host is found by
+   * the URL's origin, cut from the normalised URL without parsing it; a new one parses it.
+   */
+  protected hostForUrl(id: number, href: string): Host {
+    const known = this.hostOf.get(id);
+    if (known !== -1) return this.hosts.hosts[known]!;
+    const slash = href.indexOf('/', href.indexOf('//') + 2);
+    const origin = slash < 0 ? href : href.slice(0, slash);
+    // An origin never holds userinfo: such a URL is parsed.
+    const host = origin.includes('@') ? null : this.hosts.find(origin);
+    if (host === null) return this.hostFor(id, new URL(href));
+    this.hostOf.set(id, host.id);
+    return host;
+  }
+
+  /**
    * A known page found by a shorter path (Greedy does not find pages in breadth-first order): its
    * depth, and that of the pages reached through it, goes down, and links a --max-depth had cut
    * become pages and links now that they are within reach.

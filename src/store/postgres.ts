@@ -69,6 +69,8 @@ import {
   type Store,
   type StoreCounts,
   type StoredCrawl,
+  type StoredCrawlPage,
+  type CrawlSummary,
   type StoredGraph,
   type VisitRecord,
   alignScores,
@@ -631,6 +633,41 @@ export class PostgresStore implements Store {
         );
       }
     });
+  }
+
+  async crawlSummary(): Promise<CrawlSummary> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const pages = await client.query<{ n: string }>('SELECT count(*) AS n FROM pages');
+      const seeds = await client.query<[string]>({ text: 'SELECT url FROM pages WHERE depth = 0 ORDER BY id', rowMode: 'array' });
+      const redirects = await client.query<[number, number]>({ text: `SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`, rowMode: 'array' });
+      const state = await client.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
+      const probes = await client.query<[string]>({ text: 'SELECT origin FROM sitemap_probes', rowMode: 'array' });
+      await client.query('COMMIT');
+      return {
+        pages: Number(pages.rows[0]!.n),
+        seeds: seeds.rows.map((r) => r[0]),
+        redirects: redirects.rows.map(([s, t]) => [Number(s), Number(t)]),
+        state: Object.fromEntries(state.rows.map((r) => [r.key, r.value])),
+        sitemapProbes: probes.rows.map((r) => r[0]),
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async *crawlPageBatches(batchSize = 10_000): AsyncIterable<StoredCrawlPage[]> {
+    for (let after = 0; ; ) {
+      const { rows } = await this.pool.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages WHERE id > $1 ORDER BY id LIMIT $2`, values: [after, batchSize], rowMode: 'array' });
+      if (rows.length === 0) return;
+      const pages = rows.map(crawlPageFromRow);
+      after = pages[pages.length - 1]!.id;
+      yield pages;
+    }
   }
 
   async loadCrawl(): Promise<StoredCrawl> {

@@ -63,6 +63,8 @@ import {
   type Store,
   type StoreCounts,
   type StoredCrawl,
+  type StoredCrawlPage,
+  type CrawlSummary,
   type StoredGraph,
   type VisitRecord,
   alignScores,
@@ -540,6 +542,28 @@ export class SqliteStore implements Store {
         for (const probe of batch.sitemapProbes ?? []) st.setProbe.run(probe.origin, probe.status, probe.probedAt);
       })
       .immediate();
+  }
+
+  async crawlSummary(): Promise<CrawlSummary> {
+    return this.db.transaction(() => ({
+      pages: this.db.prepare('SELECT count(*) FROM pages').pluck().get() as number,
+      seeds: this.db.prepare('SELECT url FROM pages WHERE depth = 0 ORDER BY id').pluck().all() as string[],
+      redirects: this.db.prepare(`SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`).raw().all() as Array<[number, number]>,
+      state: this.readCrawlState(),
+      sitemapProbes: this.db.prepare('SELECT origin FROM sitemap_probes').pluck().all() as string[],
+    }))();
+  }
+
+  async *crawlPageBatches(batchSize = 10_000): AsyncIterable<StoredCrawlPage[]> {
+    // Keyset pages of the id order: each batch one short read, nothing held open between them.
+    const statement = this.db.prepare(`SELECT ${CRAWL_PAGE_COLUMNS} FROM pages WHERE id > ? ORDER BY id LIMIT ?`).raw();
+    for (let after = 0; ; ) {
+      const rows = statement.all(after, batchSize) as CrawlPageRow[];
+      if (rows.length === 0) return;
+      const pages = rows.map(crawlPageFromRow);
+      after = pages[pages.length - 1]!.id;
+      yield pages;
+    }
   }
 
   async loadCrawl(): Promise<StoredCrawl> {

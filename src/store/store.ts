@@ -263,6 +263,16 @@ export interface StoredCrawl {
   sitemapProbes: string[];
 }
 
+/** A stored crawl without its pages (crawlPageBatches gives them). */
+export interface CrawlSummary {
+  pages: number;
+  /** URLs of the pages at depth 0. */
+  seeds: string[];
+  redirects: Array<[number, number]>;
+  state: Record<string, string>;
+  sitemapProbes: string[];
+}
+
 /** Who is crawling into a store: one crawler at a time writes a crawl's state. */
 export interface CrawlLock {
   owner: string;
@@ -355,8 +365,12 @@ export interface Store {
 
   /** Writes a crawl checkpoint: all of it or, if anything fails, none of it. */
   writeCrawlBatch(batch: CrawlBatch): Promise<void>;
-  /** Everything a crawl needs to resume. */
+  /** Everything a crawl needs to resume, pages included (small stores, tests; a crawl streams them). */
   loadCrawl(): Promise<StoredCrawl>;
+  /** What resuming a crawl needs before its pages. */
+  crawlSummary(): Promise<CrawlSummary>;
+  /** The crawl's pages in id order, `batchSize` at a time: a resume holds one batch of them as objects. */
+  crawlPageBatches(batchSize?: number): AsyncIterable<StoredCrawlPage[]>;
   crawlState(): Promise<Record<string, string>>;
   /**
    * Takes the crawl lock when nobody holds it or `canTake(holder)` says the holder is gone;

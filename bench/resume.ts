@@ -1,0 +1,137 @@
+/**
+ * Resuming a large crawl: how long `wga crawl --resume` takes from its start to its first request,
+ * and its peak RSS, on a store that holds PAGES known pages of which a tenth were fetched (issue 38:
+ * a crawl of 10^7 pages resumed in under a minute).
+ *
+ * The store is written as a crawl's checkpoints would leave it (Store.writeCrawlBatch, 100,000
+ * pages a batch: URLs of one host, OPIC's state with the cash spread over the pages, fetch results
+ * for the first tenth, the crawl's settings and global state), unless it exists already. A server
+ * on 127.0.0.1 answers every page with a page without links and records when the first request
+ * came; the resumed crawl stops after --fetch N more pages (1,000).
+ *
+ *   npm run bench:resume -- 1000000                    (10^6 pages; about a minute)
+ *   npm run bench:resume -- 10000000 --db /big/r.sqlite (10^7 pages: a 2 GB store, written once)
+ *
+ * Options: PAGES (1,000,000); --db FILE (bench/.cache/resume-PAGES.sqlite); --fetch N (1,000).
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { completeSettings } from '../src/crawl/settings.js';
+import { CRAWL_STATE, type CrawlBatch } from '../src/store/store.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { compiledCli, findRepoRoot } from './crawl/paths.js';
+
+const BATCH = 100_000;
+
+interface Options {
+  pages: number;
+  db: string;
+  fetch: number;
+}
+
+function parse(argv: string[]): Options {
+  let pages = 1_000_000;
+  let db: string | null = null;
+  let fetch = 1000;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--db') db = argv[++i]!;
+    else if (arg === '--fetch') fetch = Number(argv[++i]);
+    else if (/^\d+$/.test(arg)) pages = Number(arg);
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  return { pages, db: db ?? join(findRepoRoot(), 'bench/.cache', `resume-${pages}.sqlite`), fetch };
+}
+
+/** Writes a crawl of `pages` pages on `origin`, a tenth of them fetched, as checkpoints would. */
+async function writeCrawl(path: string, pages: number, origin: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const store = SqliteStore.open(path);
+  const fetched = Math.floor(pages / 10);
+  const settings = completeSettings({ seeds: [`${origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, perHost: 16, concurrency: 16, live: false });
+  try {
+    for (let from = 0; from < pages; from += BATCH) {
+      const to = Math.min(pages, from + BATCH);
+      const batch: CrawlBatch = { pages: [], fetches: [], replaceLinksOf: [], links: [], opic: [], state: {} };
+      for (let i = from; i < to; i++) {
+        const url = `${origin}/p/${i}`;
+        const read = i < fetched;
+        batch.pages.push({
+          id: i + 1,
+          url,
+          key: url,
+          host: '127.0.0.1',
+          depth: i === 0 ? 0 : 1 + Math.floor(Math.log2(i + 1)),
+          focus: false,
+          role: 'page',
+          opic: { cash: 1 / pages, history: read ? 1 / pages : 0, lastRead: read ? i / pages : 0, reads: read ? 1 : 0, seenAll: 0, seenUnread: 0, seenFocus: 0, focus: false },
+          windowHistory: read ? 1 / pages : 0,
+        });
+        if (read) batch.fetches.push({ id: i + 1, fetchSeq: i + 1, record: { status: 200, contentType: 'text/html', fetchedAt: Date.now(), size: 100, title: null, error: null }, first: true });
+      }
+      if (to === pages) {
+        batch.state = {
+          [CRAWL_STATE.opic]: JSON.stringify({ all: 0, unread: 0, focused: 0, clock: fetched / pages, virtualReceived: 0, reads: fetched }),
+          [CRAWL_STATE.settings]: JSON.stringify(settings),
+          [CRAWL_STATE.sessions]: JSON.stringify([{ started: Date.now() - 1000, finished: Date.now() }]),
+          [CRAWL_STATE.progress]: JSON.stringify({ fetches: fetched, updatedAt: Date.now() }),
+        };
+      }
+      await store.writeCrawlBatch(batch);
+      process.stderr.write(`\rwritten ${to.toLocaleString('en-US')} pages`);
+    }
+    process.stderr.write('\n');
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parse(process.argv.slice(2));
+  let firstRequestAt = 0;
+  let robotsAt = 0;
+  let requests = 0;
+  const server = createServer((request, response) => {
+    if (request.url === '/robots.txt' && robotsAt === 0) robotsAt = performance.now();
+    if (firstRequestAt === 0 && request.url !== '/robots.txt' && request.url !== '/sitemap.xml') firstRequestAt = performance.now();
+    requests++;
+    response.writeHead(request.url === '/robots.txt' || request.url === '/sitemap.xml' ? 404 : 200, { 'content-type': 'text/html' });
+    response.end('<!doctype html><title>p</title>');
+  });
+  // The store's URLs name a fixed port, so that a store written once serves every later run.
+  const port = 18_765;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (!existsSync(options.db)) {
+    const started = performance.now();
+    await writeCrawl(options.db, options.pages, origin);
+    console.log(`store written in ${((performance.now() - started) / 1000).toFixed(1)} s: ${options.db}`);
+  }
+  // Each run resumes a copy: the store written once stays as a checkpoint left it.
+  const copy = `${options.db}.run.sqlite`;
+  copyFileSync(options.db, copy);
+  const fetched = Math.floor(options.pages / 10);
+  const args = [compiledCli, 'crawl', '--resume', '--db', copy, '--max-pages', String(fetched + options.fetch), '--no-live', '--json', '-q'];
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', '%M %e %U %S', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ended = performance.now();
+  server.close();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+  if (code !== 0) throw new Error(`wga crawl --resume failed (${code}): ${stderr}`);
+  const [maxKb, wall, user, system] = stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number, number];
+  const report = JSON.parse(stdout) as { fetched: number; known: number; seconds: number };
+  console.log(`pages known ${report.known.toLocaleString('en-US')}, fetched before ${fetched.toLocaleString('en-US')}, fetched now ${report.fetched}`);
+  console.log(`robots.txt asked ${((robotsAt - started) / 1000).toFixed(1)} s after the start`);
+  console.log(`first request ${((firstRequestAt - started) / 1000).toFixed(1)} s after the start; whole run ${((ended - started) / 1000).toFixed(1)} s (wall ${wall} s, CPU ${(user + system).toFixed(1)} s)`);
+  console.log(`peak RSS ${(maxKb / 1024).toFixed(0)} MB = ${((maxKb * 1024) / report.known).toFixed(0)} bytes per known page; ${requests} requests`);
+}
+
+await main();
