@@ -20,8 +20,8 @@
  * and redirect chains are not followed for loops (each page is still fetched
  * once).
  */
-import { hostname as machineName } from 'node:os';
-import { ExitCode, OptionError } from '../errors.js';
+import { hostname as machineName, tmpdir } from 'node:os';
+import { ExitCode, OptionError, WgaError } from '../errors.js';
 import { StoreError } from '../store/store.js';
 import { StoreFailureError, storeFailure } from '../store/store-failure.js';
 import { settleWithin } from '../util/settle.js';
@@ -200,7 +200,7 @@ export class SharedCrawler extends PagePipeline {
     private readonly options: SharedCrawlOptions,
     warc: WarcWriter | null,
   ) {
-    super(settings, compileSettings(settings, seedHosts(settings)), { rereads: false, warc });
+    super(settings, compileSettings(settings, seedHosts(settings)), { rereads: false, warc, spillDir: tmpdir() });
     this.job = job;
     this.partitions = job.partitions;
     this.held = new Uint8Array(job.partitions);
@@ -592,6 +592,18 @@ export class SharedCrawler extends PagePipeline {
     return { local: i, url, key: this.urls.key(i), host: new URL(url).hostname, depth: this.depth.get(i), part: this.part.get(i), role: this.roleOf(i) };
   }
 
+  /** Pages [0, firstUnstored) all have their row in the store: their URL text may leave RAM. */
+  private firstUnstored = 0;
+
+  private spillStored(): void {
+    while (this.firstUnstored < this.urls.size && this.dbId.get(this.firstUnstored) !== 0) this.firstUnstored++;
+    try {
+      this.urls.spill(this.firstUnstored);
+    } catch (error) {
+      this.fail(new WgaError(`could not write the crawl's URL spill file in ${tmpdir()}: ${(error as Error).message}`, ExitCode.unavailable));
+    }
+  }
+
   private afterCommit(snapshot: { checkpoint: SharedCheckpoint; released: number[] }, result: Awaited<ReturnType<SharedCrawlDb['checkpoint']>>): void {
     this.job = result.job;
     for (const [local, id, seenAll, storedCash] of result.assigned) {
@@ -622,6 +634,7 @@ export class SharedCrawler extends PagePipeline {
       this.held[p] = RELEASING;
       this.quiet(p);
     }
+    this.spillStored();
     if (result.job.status === 'done') this.stop('done');
     this.pump();
   }
