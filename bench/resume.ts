@@ -12,7 +12,8 @@
  *   npm run bench:resume -- 1000000                    (10^6 pages; about a minute)
  *   npm run bench:resume -- 10000000 --db /big/r.sqlite (10^7 pages: a 2 GB store, written once)
  *
- * Options: PAGES (1,000,000); --db FILE (bench/.cache/resume-PAGES.sqlite); --fetch N (1,000).
+ * Options: PAGES (1,000,000); --db FILE (bench/.cache/resume-PAGES.sqlite); --fetch N (1,000);
+ * --write-only (write the store, if missing, and stop: the resume measured later, on a quiet machine).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -30,20 +31,23 @@ interface Options {
   pages: number;
   db: string;
   fetch: number;
+  writeOnly: boolean;
 }
 
 function parse(argv: string[]): Options {
   let pages = 1_000_000;
   let db: string | null = null;
   let fetch = 1000;
+  let writeOnly = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--db') db = argv[++i]!;
     else if (arg === '--fetch') fetch = Number(argv[++i]);
+    else if (arg === '--write-only') writeOnly = true;
     else if (/^\d+$/.test(arg)) pages = Number(arg);
     else throw new Error(`unknown argument ${arg}`);
   }
-  return { pages, db: db ?? join(findRepoRoot(), 'bench/.cache', `resume-${pages}.sqlite`), fetch };
+  return { pages, db: db ?? join(findRepoRoot(), 'bench/.cache', `resume-${pages}.sqlite`), fetch, writeOnly };
 }
 
 /** Writes a crawl of `pages` pages on `origin`, a tenth of them fetched, as checkpoints would. */
@@ -109,6 +113,10 @@ async function main(): Promise<void> {
     const started = performance.now();
     await writeCrawl(options.db, options.pages, origin);
     console.log(`store written in ${((performance.now() - started) / 1000).toFixed(1)} s: ${options.db}`);
+  }
+  if (options.writeOnly) {
+    server.close();
+    return;
   }
   // Each run resumes a copy: the store written once stays as a checkpoint left it.
   const copy = `${options.db}.run.sqlite`;
