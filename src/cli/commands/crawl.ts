@@ -184,6 +184,14 @@ function renderRows(report: CrawlJson): string[][] {
   return rows;
 }
 
+/** Hosts, the server addresses they were grouped under, and the limits each address had. */
+function hostsLine(report: CrawlJson): string {
+  const delay = ipDelayOf(report.settings);
+  const spacing = delay > 0 ? `, ${Math.round(delay)} ms apart` : '';
+  const servers = report.servers === 1 ? '1 server address' : `${count(report.servers)} server addresses`;
+  return `${count(report.hosts)} on ${servers} (each asked at most ${count(perIpOf(report.settings))} requests at once${spacing}: --per-ip, --ip-delay)`;
+}
+
 /** The DNS line: lookups, the cache's share, failures, and the cache's cap when it bit. */
 function dnsRows(report: CrawlJson): string[][] {
   const d = report.dns;
@@ -209,7 +217,7 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['excluded (robots.txt, addresses)', count(report.excluded)],
       ['other (not HTML)', count(report.other)],
       ['frontier (never fetched)', count(report.frontier)],
-      ['hosts', `${count(report.hosts)} on ${count(report.servers)} server addresses (at most ${count(perIpOf(settings))} requests at once and one per ${seconds(ipDelayOf(settings) / 1000)} to each: --per-ip, --ip-delay)`],
+      ['hosts', hostsLine(report)],
       ...dnsRows(report),
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
       ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
