@@ -70,9 +70,12 @@ describe('politeness per server address', () => {
       for (const address of ADDRESSES) {
         // The limit is reached (40 hosts want more) and never passed, robots.txt and sitemaps included.
         assert.equal(farm.maxPerAddress.get(address), 3, `${address}: most requests at once`);
+        // Starts are 25 ms apart at the crawler. Arrivals at the server drift (a request on a new
+        // connection arrives later than one on a kept one; a loaded machine adds its own delays), so
+        // two arrivals may be closer: any 10 in a row still span 9 delays, less one delayed first one.
+        const times = farm.requests.filter((r) => r.address === address).map((r) => r.at);
+        for (let i = 0; i + 9 < times.length; i++) assert.ok(times[i + 9]! - times[i]! >= 9 * 25 - 60, `${address}: 10 arrivals in ${(times[i + 9]! - times[i]!).toFixed(1)} ms`);
         const gaps = gapsAt(farm, address).sort((a, b) => a - b);
-        // Starts are 25 ms apart at the crawler; arrivals may drift by a few ms on a loaded machine.
-        assert.ok(gaps[0]! >= 15, `${address}: closest arrivals ${gaps[0]!.toFixed(1)} ms apart`);
         assert.ok(gaps[Math.floor(gaps.length / 2)]! >= 25, `${address}: median gap ${gaps[Math.floor(gaps.length / 2)]!.toFixed(1)} ms`);
       }
     } finally {
