@@ -671,26 +671,11 @@ export class PostgresStore implements Store {
   }
 
   async loadCrawl(): Promise<StoredCrawl> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const pages = await client.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`, rowMode: 'array' });
-      const redirects = await client.query<[number, number]>({ text: `SELECT source, target FROM links WHERE kind = ${LINK_KIND_CODES.redirect}`, rowMode: 'array' });
-      const state = await client.query<{ key: string; value: string }>('SELECT key, value FROM crawl_state');
-      const probes = await client.query<[string]>({ text: 'SELECT origin FROM sitemap_probes', rowMode: 'array' });
-      await client.query('COMMIT');
-      return {
-        pages: pages.rows.map(crawlPageFromRow),
-        redirects: redirects.rows.map(([s, t]) => [Number(s), Number(t)]),
-        state: Object.fromEntries(state.rows.map((r) => [r.key, r.value])),
-        sitemapProbes: probes.rows.map((r) => r[0]),
-      };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    // The summary and the batches, in one list (tests and small stores; a resume streams them).
+    const { seeds: _seeds, pages: _count, ...summary } = await this.crawlSummary();
+    const pages: StoredCrawlPage[] = [];
+    for await (const batch of this.crawlPageBatches()) for (const page of batch) pages.push(page);
+    return { pages, ...summary };
   }
 
   async crawlState(): Promise<Record<string, string>> {
