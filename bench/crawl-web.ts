@@ -150,8 +150,10 @@ async function main(): Promise<void> {
   const args = [compiledCli, 'crawl', `http://${hostName(0)}:${port}/p0`, `http://${hostName(1)}:${port}/p0`, '--db', db, '--hosts', 'any', '--filter', `^http://h\\d+\\.s\\d+\\.web\\.test:${port}/`,
     '--allow-ip', '127.0.0.0/8', '--dns', `127.0.0.1:${dnsPort}`, '--per-ip', String(o.perIp), '--ip-delay', String(o.ipDelay), '--per-host', String(o.perHost),
     '--delay', String(o.delay), '--concurrency', String(o.concurrency), '--max-pages', String(o.maxPages), '--retries', '0', '--json', ...(o.live ? [] : ['--no-live'])];
+  // BENCH_NODE_ARGS: options for the crawler's node (a profile: --cpu-prof --cpu-prof-dir=DIR).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', '%M %e %U %S', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', '%M %e %U %S', process.execPath, ...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const progress: Array<{ at: number; fetched: number }> = [];

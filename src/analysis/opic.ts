@@ -261,6 +261,19 @@ export class Opic {
     for (let c = 0; c < 4; c++) this.heap.setEnabled(group * 4 + c, enabled);
   }
 
+  /**
+   * Puts a group in a cluster (e.g. a host under its server address), which setClusterEnabled
+   * switches as a whole; every group starts in cluster 0.
+   */
+  setGroupCluster(group: number, cluster: number): void {
+    for (let c = 0; c < 4; c++) this.heap.setCluster(group * 4 + c, cluster);
+  }
+
+  /** Shows or hides the pages of every group of a cluster from Greedy (e.g. while their server is busy). */
+  setClusterEnabled(cluster: number, enabled: boolean): void {
+    this.heap.setClusterEnabled(cluster, enabled);
+  }
+
   /** Unread pages of a group still waiting in the selection. */
   unreadWaiting(group: number): number {
     return this.heap.partSize(group * 4 + 1) + this.heap.partSize(group * 4 + 3);

@@ -29,7 +29,7 @@ import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
 import type { DnsCounters } from './dns-cache.js';
-import type { Host } from './hosts.js';
+import type { Host, Server } from './hosts.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
 import type { RenderCounters } from './render.js';
 import { type CrawlSettings, compileSettings } from './settings.js';
@@ -437,6 +437,14 @@ export class Crawler extends PagePipeline {
 
   protected override depthLowered(id: number, depth: number): void {
     this.batch.depth(id, depth);
+  }
+
+  protected setHostServer(host: Host, server: Server): void {
+    this.frontier.setHostServer(host.id, server.id);
+  }
+
+  protected setServerSelectable(server: Server, selectable: boolean): void {
+    this.frontier.setServerEnabled(server.id, selectable);
   }
 
   protected setHostSelectable(host: Host, selectable: boolean): void {

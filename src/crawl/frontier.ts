@@ -152,6 +152,17 @@ export class Frontier {
     else this.order.setEnabled(host, enabled);
   }
 
+  /** Puts a host's pages under a server (cluster 1, 2, ...; 0 is no server), switched by setServerEnabled. */
+  setHostServer(host: number, server: number): void {
+    if (this.strategy === 'greedy') this.opic.setGroupCluster(host, server);
+    else this.order.setCluster(host, server);
+  }
+
+  setServerEnabled(server: number, enabled: boolean): void {
+    if (this.strategy === 'greedy') this.opic.setClusterEnabled(server, enabled);
+    else this.order.setClusterEnabled(server, enabled);
+  }
+
   private admit(id: number, host: number): void {
     this.inBuffer.add(id);
     this.order.set(id, -id, host);

@@ -43,14 +43,14 @@ export interface Host {
 
 /** The hosts served from one address, and the requests they have running together. */
 export interface Server {
+  /** 1, 2, ... in the order addresses were first seen (the selection's cluster; 0 is no server). */
+  readonly id: number;
   readonly address: string;
   active: number;
   /** performance.now() time before which no new request to this address may start. */
   nextAt: number;
-  /** Hosts that only this address holds back: looked at again when it frees. */
-  readonly held: Set<Host>;
-  /** Hosts in the selection now: taken out of it when the address cannot take another request. */
-  readonly open: Set<Host>;
+  /** Its hosts are out of the selection as a whole: it cannot take another request now. */
+  closed: boolean;
   /** Hosts whose robots.txt waits for this address. */
   readonly robotsWaiting: Host[];
   timer: NodeJS.Timeout | null;
@@ -92,7 +92,7 @@ export class HostTable {
   assignServer(host: Host, address: string): Server {
     let server = this.byAddress.get(address);
     if (server === undefined) {
-      server = { address, active: 0, nextAt: 0, held: new Set(), open: new Set(), robotsWaiting: [], timer: null, hosts: 0 };
+      server = { id: this.byAddress.size + 1, address, active: 0, nextAt: 0, closed: false, robotsWaiting: [], timer: null, hosts: 0 };
       this.byAddress.set(address, server);
     }
     server.hosts++;

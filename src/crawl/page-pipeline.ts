@@ -302,6 +302,10 @@ export abstract class PagePipeline {
   protected abstract laterLink(source: number, link: FoundLink): void;
   /** Whether the pages of a host may be selected now (the crawler's selection structure). */
   protected abstract setHostSelectable(host: Host, selectable: boolean): void;
+  /** A host was grouped under a server address (its cluster in the selection). */
+  protected abstract setHostServer(host: Host, server: Server): void;
+  /** Switches every host of a server on or off for selection. */
+  protected abstract setServerSelectable(server: Server, selectable: boolean): void;
   /** Called at the end of every pump (the crawler checks whether it is over). */
   protected abstract afterPump(): void;
   /** Whether page `id` is the crawler's to fetch (a shared crawl's pages of other partitions are not). */
@@ -442,7 +446,7 @@ export abstract class PagePipeline {
         this.addressesLooking--;
         // A crawl stopping does not wait for lookups: one that ends after it changes nothing.
         if (this.stopping !== null) return;
-        if (address !== null && host.server === null) this.hosts.assignServer(host, address);
+        if (address !== null && host.server === null) this.setHostServer(host, this.hosts.assignServer(host, address));
         this.counters.servers = this.hosts.servers;
         this.queueRobots(host);
         this.pump();
@@ -493,12 +497,14 @@ export abstract class PagePipeline {
     }, Math.max(1, Math.ceil(server.nextAt - now)));
   }
 
-  /** A server may take a request again: the hosts it alone held back are looked at again. */
+  /** A request to a server ended, or its delay did: its hosts come back into the selection when it is free. */
   private serverFreed(server: Server | null): void {
-    if (server === null || server.held.size === 0) return;
-    const held = [...server.held];
-    server.held.clear();
-    for (const host of held) this.refreshHost(host);
+    if (server === null || !server.closed) return;
+    const now = performance.now();
+    if (this.hosts.serverFree(server, now)) {
+      server.closed = false;
+      this.setServerSelectable(server, true);
+    } else this.armServer(server, now);
   }
 
   /** Books a request on a host and its server; a server that cannot take another closes its hosts. */
@@ -509,17 +515,14 @@ export abstract class PagePipeline {
 
   /**
    * A server that cannot take another request now (--per-ip reached, or --ip-delay running) takes its
-   * hosts out of the selection until it can: they wait as held, looked at again when it frees.
+   * hosts out of the selection until it can, all at once (the selection's cluster of the server).
    */
   private closeIfFull(server: Server | null): void {
-    if (server === null || server.open.size === 0) return;
+    if (server === null || server.closed) return;
     const now = performance.now();
     if (this.hosts.serverFree(server, now)) return;
-    for (const host of server.open) {
-      this.setHostSelectable(host, false);
-      server.held.add(host);
-    }
-    server.open.clear();
+    server.closed = true;
+    this.setServerSelectable(server, false);
     this.armServer(server, now);
   }
 
@@ -574,19 +577,8 @@ export abstract class PagePipeline {
   protected refreshHost(host: Host): void {
     const now = performance.now();
     const free = this.hosts.hostFree(host, now);
-    const serverFree = this.hosts.serverFree(host.server, now);
-    // A host's pages wait for its sitemaps.
-    const selectable = free && serverFree && host.sitemapQueue.length === 0;
-    this.setHostSelectable(host, selectable);
-    if (host.server !== null) {
-      if (selectable) host.server.open.add(host);
-      else host.server.open.delete(host);
-    }
-    if (free && !serverFree && this.stopping === null) {
-      // Held back by its server alone (--per-ip, --ip-delay): looked at again when the server frees.
-      host.server!.held.add(host);
-      this.armServer(host.server!, now);
-    }
+    // A host's pages wait for its sitemaps. Its server's limits switch all its hosts at once (closeIfFull).
+    this.setHostSelectable(host, free && host.sitemapQueue.length === 0);
     if (!free && host.robotsState === RobotsState.Known && host.active < this.hosts.perHost && host.timer === null && this.stopping === null) {
       this.hosts.timersRunning++;
       host.timer = setTimeout(() => {

@@ -28,7 +28,7 @@ import { settleWithin } from '../util/settle.js';
 import { type NewSharedPage, type SharedCheckpoint, type SharedCrawlDb, type SharedJob, type SharedPageRow, LostLeaseError, partitionOf } from '../store/shared-crawl-db.js';
 import { openWarc } from '../formats/warc-writer.js';
 import { HTML_TYPES } from './fetcher.js';
-import type { Host } from './hosts.js';
+import type { Host, Server } from './hosts.js';
 import { Column, DONE, FOREIGN, type FoundLink, IN_FLIGHT, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
 import { type CrawlSettings, DEFAULT_SETTINGS, compileSettings } from './settings.js';
 import { SharedLedger } from './shared-ledger.js';
@@ -416,6 +416,14 @@ export class SharedCrawler extends PagePipeline {
 
   protected laterLink(source: number, link: FoundLink): void {
     this.links.push({ source, target: link.target, kind: link.kind, nofollow: (link.rel & 1) !== 0, rel: link.rel, hreflang: link.hreflang, lastmod: link.lastmod });
+  }
+
+  protected setHostServer(host: Host, server: Server): void {
+    this.ledger.setHostServer(host.id, server.id);
+  }
+
+  protected setServerSelectable(server: Server, selectable: boolean): void {
+    this.ledger.setServerEnabled(server.id, selectable);
   }
 
   protected setHostSelectable(host: Host, selectable: boolean): void {

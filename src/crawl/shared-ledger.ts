@@ -91,6 +91,15 @@ export class SharedLedger {
     this.heap.setEnabled(host, enabled);
   }
 
+  /** Puts a host's pages under a server (cluster 1, 2, ...), switched as a whole by setServerEnabled. */
+  setHostServer(host: number, server: number): void {
+    this.heap.setCluster(host, server);
+  }
+
+  setServerEnabled(server: number, enabled: boolean): void {
+    this.heap.setClusterEnabled(server, enabled);
+  }
+
   cashOf(i: number): number {
     return this.cash[i]! + (this.all - this.seenAll[i]!);
   }

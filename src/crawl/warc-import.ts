@@ -17,7 +17,7 @@ import { InputFormatError } from '../errors.js';
 import type { FetchRecord, PageRole } from '../store/store.js';
 import { parseContentEncoding } from './decode.js';
 import { EMPTY_RESULT, type FetchResult, HTML_TYPES, REDIRECTS, headerText, mediaType, readBody } from './fetcher.js';
-import type { Host } from './hosts.js';
+import type { Host, Server } from './hosts.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
 import { type CrawlSettings, compileSettings } from './settings.js';
@@ -226,6 +226,8 @@ export class WarcImporter extends PagePipeline {
   }
 
   protected setHostSelectable(_host: Host, _selectable: boolean): void {}
+  protected setHostServer(_host: Host, _server: Server): void {}
+  protected setServerSelectable(_server: Server, _selectable: boolean): void {}
 
   protected afterPump(): void {}
 }

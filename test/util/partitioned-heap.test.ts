@@ -9,6 +9,8 @@ class Model {
   readonly partOf = new Map<number, number>();
   readonly inHeap = new Set<number>();
   readonly disabled = new Set<number>();
+  readonly clusterOf = new Map<number, number>();
+  readonly disabledClusters = new Set<number>();
 
   constructor(readonly lanes: number) {}
 
@@ -32,12 +34,21 @@ class Model {
     else this.disabled.add(part);
   }
 
-  /** Largest key among enabled parts of the lane; ties: smallest part, then smallest item. */
+  setCluster(part: number, cluster: number): void {
+    this.clusterOf.set(part, cluster);
+  }
+
+  setClusterEnabled(cluster: number, enabled: boolean): void {
+    if (enabled) this.disabledClusters.delete(cluster);
+    else this.disabledClusters.add(cluster);
+  }
+
+  /** Largest key among enabled parts of enabled clusters of the lane; ties: smallest part, then smallest item. */
   top(lane: number): number {
     let best = -1;
     for (const item of this.inHeap) {
       const part = this.partOf.get(item)!;
-      if (part % this.lanes !== lane || this.disabled.has(part)) continue;
+      if (part % this.lanes !== lane || this.disabled.has(part) || this.disabledClusters.has(this.clusterOf.get(part) ?? 0)) continue;
       if (best < 0 || this.before(item, best)) best = item;
     }
     return best;
@@ -66,6 +77,7 @@ function checkAgainst(heap: PartitionedMaxHeap, model: Model, items: number, par
   for (let part = 0; part < parts + 2; part++) {
     assert.equal(heap.partSize(part), model.partSize(part), `${where}: partSize(${part})`);
     assert.equal(heap.isEnabled(part), !model.disabled.has(part), `${where}: isEnabled(${part})`);
+    assert.equal(heap.cluster(part), model.clusterOf.get(part) ?? 0, `${where}: cluster(${part})`);
   }
   for (let item = 0; item < items + 2; item++) {
     const inHeap = model.inHeap.has(item);
@@ -153,6 +165,32 @@ describe('PartitionedMaxHeap', () => {
     assert.equal(heap.size, 6);
   });
 
+  it('hides a whole cluster of parts at once, and orders clusters by their best part', () => {
+    const heap = new PartitionedMaxHeap(1);
+    heap.set(0, 5, 0);
+    heap.set(1, 5, 1);
+    heap.set(2, 4, 2);
+    heap.setCluster(1, 7);
+    heap.setCluster(2, 7);
+    assert.equal(heap.cluster(2), 7);
+    assert.equal(heap.top(), 0, 'equal keys: part 0 (cluster 0) before part 1 (cluster 7)');
+    heap.setClusterEnabled(0, false);
+    assert.equal(heap.top(), 1);
+    heap.setClusterEnabled(7, false);
+    assert.equal(heap.top(), -1, 'both clusters off');
+    assert.equal(heap.isClusterEnabled(7), false);
+    heap.set(2, 9, 2); // changes inside a cluster that is off are kept
+    heap.setClusterEnabled(7, true);
+    assert.equal(heap.top(), 2);
+    heap.setEnabled(2, false); // a part off inside an enabled cluster
+    assert.equal(heap.top(), 1);
+    heap.setCluster(1, 0); // moved into a cluster that is off
+    assert.equal(heap.top(), -1);
+    heap.setClusterEnabled(0, true);
+    assert.equal(heap.top(), 0);
+    assert.equal(heap.size, 3);
+  });
+
   it('remembers an item part and key once out of the heap, and takes it back', () => {
     const heap = new PartitionedMaxHeap(1, 2);
     heap.set(3, 2, 5);
@@ -220,11 +258,23 @@ describe('PartitionedMaxHeap', () => {
           heap.remove(item);
           model.remove(item);
           what = `remove(${item})`;
-        } else if (operation < 80) {
+        } else if (operation < 76) {
           const enabled = random.nextInt(3) !== 0;
           heap.setEnabled(part, enabled);
           model.setEnabled(part, enabled);
           what = `setEnabled(${part}, ${enabled})`;
+        } else if (operation < 78) {
+          // Clusters: a part moves to one of a few (with or without items in it).
+          const cluster = random.nextInt(4);
+          heap.setCluster(part, cluster);
+          model.setCluster(part, cluster);
+          what = `setCluster(${part}, ${cluster})`;
+        } else if (operation < 80) {
+          const cluster = random.nextInt(4);
+          const enabled = random.nextInt(2) === 0;
+          heap.setClusterEnabled(cluster, enabled);
+          model.setClusterEnabled(cluster, enabled);
+          what = `setClusterEnabled(${cluster}, ${enabled})`;
         } else if (operation < 90 && model.inHeap.size > 0) {
           // Pop the top of a lane, as a crawler does.
           const lane = random.nextInt(lanes);
