@@ -50,6 +50,16 @@ export interface CrawlProgress extends CrawlCounters {
   top: Array<{ url: string; importance: number }>;
   /** The live PageRank's best pages and the pages its latest vector covers (null: off, or no vector yet). */
   live: { top: Array<{ url: string; importance: number }>; pages: number; ageMs: number } | null;
+  /** Checkpoints written in this session, and how long the last one and the longest took to write. */
+  checkpoints: CheckpointTimes;
+}
+
+/** Checkpoint write times of a session: they stay flat as a crawl grows (issue 38), or they do not. */
+export interface CheckpointTimes {
+  count: number;
+  lastMs: number;
+  maxMs: number;
+  totalMs: number;
 }
 
 /** What the live PageRank cost in a crawl (docs/live-importance.md). */
@@ -104,6 +114,7 @@ export interface CrawlReport extends CrawlCounters {
   renderHosts: HostRenderReport[];
   /** What the crawl's DNS did (dns-cache.ts). */
   dns: DnsCounters;
+  checkpoints: CheckpointTimes;
 }
 
 export interface CrawlOptions {
@@ -506,6 +517,7 @@ export class Crawler extends PagePipeline {
 
   /** When the store last took a checkpoint (ms since the epoch; 0: none yet in this process). */
   private lastWritten = 0;
+  private readonly checkpointTimes: CheckpointTimes = { count: 0, lastMs: 0, maxMs: 0, totalMs: 0 };
 
   /**
    * Writes a checkpoint's batch. A failure that may pass (a lost connection, a server restarting or
@@ -531,7 +543,14 @@ export class Crawler extends PagePipeline {
     let delayMs = 250;
     for (let attempt = 1; ; attempt++) {
       try {
+        const writeStarted = performance.now();
         await this.store.writeCrawlBatch(batch);
+        const took = performance.now() - writeStarted;
+        const times = this.checkpointTimes;
+        times.count++;
+        times.lastMs = took;
+        times.maxMs = Math.max(times.maxMs, took);
+        times.totalMs += took;
         this.spillUrls(batch);
         if (attempt > 1) this.options.onNotice?.(`${this.store.location}: the store answers again after ${seconds(Date.now() - started)} s; the crawl goes on`);
         this.lastWritten = Date.now();
@@ -695,7 +714,7 @@ export class Crawler extends PagePipeline {
             pages: vector.pages,
             ageMs: Date.now() - this.live!.latestAt,
           };
-    return { ...this.counters, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.sessionFetches * 1000) / elapsedMs : 0, top, live };
+    return { ...this.counters, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.sessionFetches * 1000) / elapsedMs : 0, top, live, checkpoints: { ...this.checkpointTimes } };
   }
 
   private report(runs: number[]): CrawlReport {
@@ -713,6 +732,7 @@ export class Crawler extends PagePipeline {
       renderUnavailable: this.renderUnavailable,
       renderHosts: this.renderHostReport(),
       dns: { ...this.dns.counters },
+      checkpoints: { ...this.checkpointTimes },
     };
   }
 }

@@ -26,6 +26,7 @@ export function progressLine(p: CrawlProgress): string {
   return (
     `${count(p.fetched)} fetched, ${p.pagesPerSecond.toFixed(0)} pages/s, frontier ${count(p.frontier)}, ` +
     `${count(p.failed)} failed, ${count(p.excluded)} excluded, ${p.inFlight} in flight` +
+    `${p.checkpoints.count > 0 ? `, checkpoint ${p.checkpoints.lastMs.toFixed(0)} ms` : ''}` +
     `${p.rendered > 0 ? `, ${count(p.rendered)} rendered` : ''}${top === '' ? '' : ` | ${label}: ${top}`}`
   );
 }
@@ -220,6 +221,9 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['hosts', hostsLine(report)],
       ...dnsRows(report),
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
+      ...(report.checkpoints !== undefined && report.checkpoints.count > 0
+        ? [['checkpoints (this session)', `${count(report.checkpoints.count)} written, ${seconds(report.checkpoints.totalMs / report.checkpoints.count / 1000)} each on average, the longest ${seconds(report.checkpoints.maxMs / 1000)}`]]
+        : []),
       ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
       ...renderRows(report),
       ['OPIC clock G', `${report.opicTime.toPrecision(6)} (error factor 1/G = ${(1 / report.opicTime).toPrecision(3)}), total cash ${report.totalCash.toPrecision(12)}`],
