@@ -126,9 +126,16 @@ function checkAgainstWeb(db: string, o: Options, linksOf: (k: number, page: numb
     storedLinks++;
     storedSum = (storedSum + digest(source, target)) % 4294967296;
   }
+  // The store's bytes: the pages table with its indexes per page, the links table with its index per link (SQLite's dbstat).
+  const bytesOf = (names: string[]): number => store.prepare(`SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`).pluck().get(...names) as number;
+  const indexesOf = (table: string): string[] => (store.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").pluck().all(table) as string[]);
+  const pageBytes = bytesOf(['pages', ...indexesOf('pages')]);
+  const linkBytes = bytesOf(['links', ...indexesOf('links')]);
+  const fileBytes = (store.prepare('PRAGMA page_count').pluck().get() as number) * (store.prepare('PRAGMA page_size').pluck().get() as number);
   store.close();
+  const storeLine = `store ${(fileBytes / 2 ** 20).toFixed(0)} MB: pages and their indexes ${(pageBytes / known).toFixed(0)} bytes per page, links and theirs ${(linkBytes / Math.max(1, storedLinks)).toFixed(1)} bytes per link, the rest (visits, state) ${((fileBytes - pageBytes - linkBytes) / 2 ** 20).toFixed(0)} MB`;
   const same = known === tail && stored200 === ok && storedLinks === links && storedSum === sum;
-  return `check against the web: reachable ${tail.toLocaleString('en-US')} (stored ${known.toLocaleString('en-US')}), answering 200 ${ok.toLocaleString('en-US')} (stored ${stored200.toLocaleString('en-US')}), links ${links.toLocaleString('en-US')} (stored ${storedLinks.toLocaleString('en-US')}), digest ${same ? 'equal' : 'DIFFERENT'}: ${same ? 'the same pages and links as an uninterrupted crawl' : 'NOT the same'}`;
+  return `check against the web: reachable ${tail.toLocaleString('en-US')} (stored ${known.toLocaleString('en-US')}), answering 200 ${ok.toLocaleString('en-US')} (stored ${stored200.toLocaleString('en-US')}), links ${links.toLocaleString('en-US')} (stored ${storedLinks.toLocaleString('en-US')}), digest ${same ? 'equal' : 'DIFFERENT'}: ${same ? 'the same pages and links as an uninterrupted crawl' : 'NOT the same'}\n${storeLine}`;
 }
 
 async function main(): Promise<void> {
@@ -275,7 +282,7 @@ async function main(): Promise<void> {
     });
     const killedRun = first;
     first = await resumed;
-    resumeLine = `killed (SIGKILL) at ${killedRun.stderr.match(/([\d,]+) fetched, /g)?.pop() ?? '?'}; --resume sent its first request ${(firstRequest / 1000).toFixed(1)} s after the kill`;
+    resumeLine = `killed (SIGKILL) at ${[...killedRun.stderr.matchAll(/^([\d,]+) fetched, /gm)].pop()?.[1] ?? '?'} fetched (the last progress line; peak RSS ${(Number(killedRun.stderr.trim().split('\n').pop()!.split(' ')[0]) / 1024).toFixed(0)} MB); --resume sent its first request ${(firstRequest / 1000).toFixed(1)} s after the kill`;
   }
   const { code, stdout, stderr } = first;
   dnsmasq.kill('SIGTERM');
@@ -301,7 +308,7 @@ async function main(): Promise<void> {
   for (const [key, value] of most) if (key.startsWith('h ')) perHost = Math.max(perHost, value);
   console.log(`web: ${o.hosts.toLocaleString('en-US')} hosts on ${o.servers} addresses, ${o.pages} pages each; wga --per-ip ${o.perIp} --ip-delay ${o.ipDelay} --per-host ${o.perHost} --delay ${o.delay} --concurrency ${o.concurrency}${o.live ? '' : ' --no-live'}`);
   console.log(`fetched ${report.fetched.toLocaleString('en-US')} (failed ${report.failed.toLocaleString('en-US')}), known ${report.known.toLocaleString('en-US')}, hosts ${report.hosts.toLocaleString('en-US')} on ${report.servers} addresses, in ${report.seconds.toFixed(1)} s (wall ${wall} s, CPU ${(user + system).toFixed(1)} s)`);
-  console.log(`pages/s: first tenth ${rate(0, total / 10).toFixed(0)}, last tenth ${rate((9 * total) / 10, total).toFixed(0)}, whole ${(report.fetched / report.seconds).toFixed(0)}`);
+  console.log(`pages/s: first tenth ${rate(0, total / 10).toFixed(0)}, last tenth ${rate((9 * total) / 10, total).toFixed(0)}, whole ${rate(0, total).toFixed(0)} (from the first start to the end, the kill and the resume included)`);
   console.log(`peak RSS ${(maxKb / 1024).toFixed(0)} MB; most requests at once per address ${perAddress.join(', ')}; per host ${perHost}`);
   const tenth = (from: number, to: number): number => {
     const times = progress.filter((p) => p.fetched >= from && p.fetched <= to && !Number.isNaN(p.checkpointMs)).map((p) => p.checkpointMs);

@@ -14,15 +14,19 @@
  *
  * Options: PAGES (1,000,000); --db FILE (bench/.cache/resume-PAGES.sqlite); --fetch N (1,000);
  * --write-only (write the store, if missing, and stop: the resume measured later, on a quiet machine).
+ * --db postgres://... : the store in PostgreSQL, written on each run (the database must hold no crawl
+ * yet), resumed in place. Both report the store's bytes per page.
+ *
+ *   npm run bench:resume -- 1000000 --db postgres://postgres@127.0.0.1:55433/resume
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { completeSettings } from '../src/crawl/settings.js';
 import { CRAWL_STATE, type CrawlBatch } from '../src/store/store.js';
-import { SqliteStore } from '../src/store/sqlite.js';
+import { isPostgresUrl, openStore } from '../src/store/open.js';
 import { compiledCli, findRepoRoot } from './crawl/paths.js';
 
 const BATCH = 100_000;
@@ -52,8 +56,8 @@ function parse(argv: string[]): Options {
 
 /** Writes a crawl of `pages` pages on `origin`, a tenth of them fetched, as checkpoints would. */
 async function writeCrawl(path: string, pages: number, origin: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  const store = SqliteStore.open(path);
+  if (!isPostgresUrl(path)) mkdirSync(dirname(path), { recursive: true });
+  const store = await openStore(path);
   const fetched = Math.floor(pages / 10);
   const settings = completeSettings({ seeds: [`${origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, perHost: 16, concurrency: 16, live: false });
   try {
@@ -93,6 +97,19 @@ async function writeCrawl(path: string, pages: number, origin: string): Promise<
   }
 }
 
+/** The store's size in bytes: the SQLite file, or the PostgreSQL database. */
+async function storeSize(spec: string): Promise<number> {
+  if (!isPostgresUrl(spec)) return statSync(spec).size;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: spec });
+  await client.connect();
+  try {
+    return Number((await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size')).rows[0]!.size);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   let firstRequestAt = 0;
@@ -109,7 +126,8 @@ async function main(): Promise<void> {
   const port = 18_765;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  if (!existsSync(options.db)) {
+  const postgres = isPostgresUrl(options.db);
+  if (postgres || !existsSync(options.db)) {
     const started = performance.now();
     await writeCrawl(options.db, options.pages, origin);
     console.log(`store written in ${((performance.now() - started) / 1000).toFixed(1)} s: ${options.db}`);
@@ -119,8 +137,9 @@ async function main(): Promise<void> {
     return;
   }
   // Each run resumes a copy: the store written once stays as a checkpoint left it.
-  const copy = `${options.db}.run.sqlite`;
-  copyFileSync(options.db, copy);
+  const copy = postgres ? options.db : `${options.db}.run.sqlite`;
+  if (!postgres) copyFileSync(options.db, copy);
+  const storeBytes = await storeSize(options.db);
   const fetched = Math.floor(options.pages / 10);
   const args = [compiledCli, 'crawl', '--resume', '--db', copy, '--max-pages', String(fetched + options.fetch), '--no-live', '--json', '-q'];
   const started = performance.now();
@@ -132,13 +151,14 @@ async function main(): Promise<void> {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ended = performance.now();
   server.close();
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+  if (!postgres) for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
   if (code !== 0) throw new Error(`wga crawl --resume failed (${code}): ${stderr}`);
   const [maxKb, wall, user, system] = stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number, number];
   const report = JSON.parse(stdout) as { fetched: number; known: number; seconds: number };
   console.log(`pages known ${report.known.toLocaleString('en-US')}, fetched before ${fetched.toLocaleString('en-US')}, fetched now ${report.fetched}`);
   console.log(`robots.txt asked ${((robotsAt - started) / 1000).toFixed(1)} s after the start`);
   console.log(`first request ${((firstRequestAt - started) / 1000).toFixed(1)} s after the start; whole run ${((ended - started) / 1000).toFixed(1)} s (wall ${wall} s, CPU ${(user + system).toFixed(1)} s)`);
+  console.log(`store ${(storeBytes / 2 ** 20).toFixed(0)} MB before the resume: ${(storeBytes / report.known).toFixed(0)} bytes per known page (no links in this store)`);
   console.log(`peak RSS ${(maxKb / 1024).toFixed(0)} MB = ${((maxKb * 1024) / report.known).toFixed(0)} bytes per known page; ${requests} requests`);
 }
 

@@ -10,12 +10,12 @@ import { BrowserMissingError, BROWSER_CANDIDATES, findBrowser } from '../crawl/r
 import { RENDER_MODES } from '../crawl/render-policy.js';
 import { CRAWL_STRATEGIES } from '../crawl/frontier.js';
 import { HOST_SCOPES } from '../crawl/scope.js';
-import { type CrawlSettings, compileSettings, completeSettings } from '../crawl/settings.js';
+import { type CrawlSettings, compileSettings, completeSettings, MIN_MEMORY_BYTES } from '../crawl/settings.js';
 import { OptionError } from '../errors.js';
 import { CRAWL_STATE, type CrawlLock, type Store, type StoreCounts, parseOpicState } from '../store/store.js';
 import { type AppContext, quietContext } from './context.js';
 import { liveTopIfAny } from './live-rank.js';
-import { choiceOption, integerOption, numberOption } from './values.js';
+import { bytesOption, choiceOption, integerOption, numberOption } from './values.js';
 
 /** A crawl's options as the CLI gives them (strings; the HTTP API passes the same names). */
 export interface CrawlCliOptions {
@@ -43,6 +43,7 @@ export interface CrawlCliOptions {
   maxPages?: string;
   maxDepth?: string;
   maxTime?: string;
+  memory?: string;
   strategy?: string;
   bufferSize?: string;
   refresh?: boolean;
@@ -124,6 +125,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.concurrency !== undefined) s.concurrency = integerOption('--concurrency', options.concurrency, 8, 1);
   if (options.maxPages !== undefined) s.maxPages = integerOption('--max-pages', options.maxPages, 0, 0);
   if (options.maxDepth !== undefined) s.maxDepth = integerOption('--max-depth', options.maxDepth, 0, 0);
+  if (options.memory !== undefined) s.memoryBytes = bytesOption('--memory', options.memory, MIN_MEMORY_BYTES);
   if (options.maxTime !== undefined) s.maxTimeMs = 1000 * numberOption('--max-time', options.maxTime, 0, { min: 0, exclusiveMin: true });
   if (options.strategy !== undefined) s.strategy = choiceOption('--strategy', options.strategy, CRAWL_STRATEGIES, 'greedy');
   if (options.bufferSize !== undefined) s.bufferSize = integerOption('--buffer-size', options.bufferSize, 100, 1);

@@ -75,6 +75,7 @@ export async function joinSharedCrawl(url: string, context: AppContext & { onChe
     return await SharedCrawler.join(db, {
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       ...(context.onCheckpoint === undefined ? {} : { onCheckpoint: context.onCheckpoint }),
+      ...(context.onNotice === undefined ? {} : { onNotice: context.onNotice }),
       ...(context.onProgress === undefined
         ? {}
         : {

@@ -3,9 +3,20 @@
  * options as given; the HTTP API passes its parameters as strings under the same names
  * (camelCase of the option: --max-level is maxLevel) and reports an OptionError by that name.
  */
+import bytes from 'bytes';
 import { OptionError, UnknownNodeError } from '../errors.js';
 import type { Graph } from '../graph/graph.js';
 import { GRAPH_LINK_KINDS, LINK_KINDS, type LinkFilter, type LinkKind, REL_BITS, REL_TOKENS, type RelToken } from '../store/store.js';
+
+/** A size in bytes: 123, 800MB, 1.5GB, 6G (units of 1024, as `bytes` reads them), at least `min`. */
+export function bytesOption(option: string, text: string, min: number): number {
+  const written = text.trim().replace(/^(\d+(?:\.\d+)?)\s*([kmgtp])$/i, '$1$2b');
+  const value = /^\d+$/.test(written) ? Number(written) : bytes.parse(written);
+  if (value === null || !Number.isFinite(value) || value < min) {
+    throw new OptionError(option, `expected a size of at least ${bytes.format(min)} (e.g. 800MB, 6GB), got '${text}'`);
+  }
+  return Math.floor(value);
+}
 
 /** An integer option in [min, max] (max: none by default, but never beyond what a double holds exactly). */
 export function integerOption(option: string, text: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {

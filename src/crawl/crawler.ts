@@ -30,15 +30,16 @@ import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
 import type { DnsCounters } from './dns-cache.js';
 import type { Host, Server } from './hosts.js';
+import { watchMemory } from './memory-watch.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
 import type { RenderCounters } from './render.js';
-import { type CrawlSettings, compileSettings } from './settings.js';
+import { type CrawlSettings, compileSettings, memoryBudgetOf } from './settings.js';
 import { resolveUrl } from './url.js';
 import type { CrawlCounters } from './counters.js';
 import { openWarc, type WarcWriter } from '../formats/warc-writer.js';
 import { lockHolderAlive } from '../store/crawl-lock.js';
 
-export type StopReason = 'done' | 'max-pages' | 'max-time' | 'stopped';
+export type StopReason = 'done' | 'max-pages' | 'max-time' | 'memory' | 'stopped';
 
 export type { CrawlCounters };
 
@@ -274,6 +275,10 @@ export class Crawler extends PagePipeline {
       timers.push(setInterval(() => this.writing === null && void this.checkpoint(), this.settings.checkpointMs));
       if (this.options.onProgress !== undefined) timers.push(setInterval(() => this.options.onProgress!(this.progress()), this.options.progressMs ?? 1000));
       if (this.settings.maxTimeMs !== null) timers.push(setTimeout(() => this.stop('max-time'), this.settings.maxTimeMs));
+      timers.push(watchMemory(memoryBudgetOf(this.settings), (why) => {
+        this.options.onNotice?.(why);
+        this.stop('memory');
+      }));
       if (this.options.signal?.aborted === true) this.stop('stopped');
       this.options.signal?.addEventListener('abort', abort);
       this.pump();

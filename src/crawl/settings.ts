@@ -4,7 +4,7 @@
  * scope, politeness and strategy. Compiled here into the objects the crawler
  * uses; every bad value is a typed error naming its option.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { domainToASCII } from 'node:url';
 import { OptionError } from '../errors.js';
 import { CountryTable } from './country-table.js';
@@ -39,6 +39,12 @@ export interface CrawlSettings {
   maxDepth: number | null;
   /** Length of one session, ms; null: no limit. */
   maxTimeMs: number | null;
+  /**
+   * The crawl's memory budget, bytes of resident memory: reached, the session stops after a
+   * checkpoint, as --max-time does, rather than let the machine or V8's heap run out (null: 3/4 of
+   * the machine's memory, read when the session starts).
+   */
+  memoryBytes: number | null;
   strategy: CrawlStrategy;
   bufferSize: number;
   refresh: boolean;
@@ -129,6 +135,14 @@ export interface CrawlSettings {
   dnsCache: number;
 }
 
+/** The least --memory a crawl takes: Node and its buffers alone hold about 60 MB. */
+export const MIN_MEMORY_BYTES = 128 * 2 ** 20;
+
+/** The memory budget of a session: --memory, else 3/4 of this machine's memory. */
+export function memoryBudgetOf(settings: CrawlSettings): number {
+  return settings.memoryBytes ?? Math.floor(0.75 * totalmem());
+}
+
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
 export const MAX_CONCURRENCY = 10_000;
 
@@ -149,6 +163,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   maxPages: null,
   maxDepth: null,
   maxTimeMs: null,
+  memoryBytes: null,
   strategy: 'greedy',
   bufferSize: 100,
   refresh: false,
@@ -250,6 +265,9 @@ function checkSettings(s: CrawlSettings): void {
     ['--max-time', s.maxTimeMs ?? 0],
   ] as const) {
     if (!(Number.isFinite(value) && value >= 0)) throw new OptionError(option, `expected a number of at least 0, got ${value}`);
+  }
+  if (s.memoryBytes !== null && !(Number.isInteger(s.memoryBytes) && s.memoryBytes >= MIN_MEMORY_BYTES)) {
+    throw new OptionError('--memory', `expected at least ${MIN_MEMORY_BYTES / 2 ** 20} MB, got ${s.memoryBytes} bytes`);
   }
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
   if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);

@@ -29,8 +29,9 @@ import { type NewSharedPage, type SharedCheckpoint, type SharedCrawlDb, type Sha
 import { openWarc } from '../formats/warc-writer.js';
 import { HTML_TYPES } from './fetcher.js';
 import type { Host, Server } from './hosts.js';
+import { watchMemory } from './memory-watch.js';
 import { Column, DONE, FOREIGN, type FoundLink, IN_FLIGHT, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
-import { type CrawlSettings, DEFAULT_SETTINGS, compileSettings } from './settings.js';
+import { type CrawlSettings, DEFAULT_SETTINGS, compileSettings, memoryBudgetOf } from './settings.js';
 import { SharedLedger } from './shared-ledger.js';
 import { resolveUrl } from './url.js';
 import type { WarcWriter } from '../formats/warc-writer.js';
@@ -62,6 +63,8 @@ export interface SharedCrawlOptions {
   signal?: AbortSignal;
   onProgress?: (progress: SharedProgress) => void;
   progressMs?: number;
+  /** One line for the user (the memory budget reached). */
+  onNotice?: (message: string) => void;
   /** Called after every committed checkpoint, with the instance id (tests check the total cash then). */
   onCheckpoint?: (instance: string) => Promise<void> | void;
 }
@@ -109,7 +112,7 @@ export interface SharedProgress extends SharedCounters {
 export interface SharedReport extends SharedCounters {
   instance: string;
   /** 'done': the crawl is finished; 'stopped': a signal or --max-time; 'finished-before': it was over already. */
-  stoppedBy: 'done' | 'stopped' | 'max-time' | 'finished-before';
+  stoppedBy: 'done' | 'stopped' | 'max-time' | 'memory' | 'finished-before';
   seconds: number;
   /** The crawl's totals at the end. */
   crawlPages: number;
@@ -242,6 +245,10 @@ export class SharedCrawler extends PagePipeline {
       );
       if (this.options.onProgress !== undefined) timers.push(setInterval(() => this.options.onProgress!(this.progress()), this.options.progressMs ?? 1000));
       if (this.settings.maxTimeMs !== null) timers.push(setTimeout(() => this.stop('max-time'), this.settings.maxTimeMs));
+      timers.push(watchMemory(memoryBudgetOf(this.settings), (why) => {
+        this.options.onNotice?.(why);
+        this.stop('memory');
+      }));
       if (this.options.signal?.aborted === true) this.stop('stopped');
       this.options.signal?.addEventListener('abort', abort);
       this.pump();

@@ -147,7 +147,7 @@ const RANK_PARAMETERS: Record<string, Kind> = {
 const CRAWL_PARAMETERS: Record<string, Kind> = {
   seeds: 'list', resume: 'flag', filter: 'list', fence: 'list', extensions: 'value', hosts: 'value', allowIp: 'list', denyIp: 'list',
   ipCountry: 'value', country: 'list', denyCountry: 'list', resolve: 'list', delay: 'value', perHost: 'value', concurrency: 'value',
-  maxPages: 'value', maxDepth: 'value', maxTime: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
+  maxPages: 'value', maxDepth: 'value', maxTime: 'value', memory: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
   focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
   live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',

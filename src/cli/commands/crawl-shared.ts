@@ -71,6 +71,7 @@ export async function sharedCrawlCommand(seeds: string[], options: SharedCliOpti
     }
     const report = await joinSharedCrawl(db, {
       signal: controller.signal,
+      onNotice: (message) => process.stderr.write(`wga: ${message}\n`),
       ...(options.quiet === true ? {} : { onProgress: (event) => process.stderr.write(`${event.message}\n`) }),
     });
     if (options.json === true) printJson(report);
@@ -86,7 +87,7 @@ function printSharedReport(location: string, report: SharedReport): void {
     print(`the shared crawl in ${location} is finished (${count(report.crawlPages)} pages, ${count(report.crawlFetches)} fetches); nothing to do`);
     return;
   }
-  const why = { done: 'crawl finished', stopped: 'stopped', 'max-time': '--max-time reached', 'finished-before': '' }[report.stoppedBy];
+  const why = { done: 'crawl finished', stopped: 'stopped', 'max-time': '--max-time reached', memory: '--memory reached', 'finished-before': '' }[report.stoppedBy];
   print(`instance ${report.instance} on ${location}, ${seconds(report.seconds)} (${why}): ${count(report.fetched)} pages fetched here; crawl: ${count(report.crawlPages)} pages, ${count(report.crawlFetches)} fetches`);
   print(
     table([

@@ -10,10 +10,10 @@ import type { Command } from 'commander';
 import { type CrawlCliOptions, type CrawlJson, checkCrawlOptions, collect, runCrawl } from '../../app/crawl.js';
 import type { CrawlProgress } from '../../crawl/crawler.js';
 import { CRAWL_STRATEGIES } from '../../crawl/frontier.js';
-import { ipDelayOf, perIpOf } from '../../crawl/settings.js';
+import { ipDelayOf, memoryBudgetOf, perIpOf } from '../../crawl/settings.js';
 import { ExitCode, OptionError, WgaError } from '../../errors.js';
 import { openStore } from '../../store/open.js';
-import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
+import { count, megabytes, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { integerOption } from '../values.js';
 
 export { type CrawlJson, crawlSettings, settingsFromOptions } from '../../app/crawl.js';
@@ -63,6 +63,7 @@ export function registerCrawl(program: Command): void {
     .option('--max-pages <n>', 'stop after this many page fetches in the whole crawl')
     .option('--max-depth <n>', 'do not fetch pages more than this many clicks from a seed')
     .option('--max-time <seconds>', 'stop this session after this long')
+    .option('--memory <size>', "stop this session (after a checkpoint) when the crawl's resident memory reaches this, e.g. 6GB (default: 3/4 of the machine's)")
     .option('--strategy <s>', `order of fetches: ${CRAWL_STRATEGIES.join(', ')} (default: greedy, the most OPIC cash first; pagerank: the highest live PageRank first)`)
     .option('--buffer-size <n>', "buffer strategy: the length of the buffer of new pages (default: 100)")
     .option('--refresh', 'keep crawling: read fetched pages again, most important first (Adaptive OPIC keeps importance current)')
@@ -208,7 +209,7 @@ function printReport(report: CrawlJson, json: boolean): void {
     return;
   }
   const { store: location, settings, top } = report;
-  const stopped = { done: 'frontier empty', 'max-pages': '--max-pages reached', 'max-time': '--max-time reached', stopped: 'stopped' }[report.stoppedBy];
+  const stopped = { done: 'frontier empty', 'max-pages': '--max-pages reached', 'max-time': '--max-time reached', memory: `--memory reached: ${megabytes(report.memory.peakRss)} resident, the budget ${megabytes(memoryBudgetOf(settings))}; --resume with a larger --memory`, stopped: 'stopped' }[report.stoppedBy];
   print(`crawled into ${location} in ${seconds(report.seconds)} (${stopped}): ${count(report.known)} pages known, ${count(report.fetched)} fetched`);
   print(
     table([
