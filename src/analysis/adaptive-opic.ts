@@ -16,7 +16,10 @@
  * - Interpolation (T): no list, one measure: H[i] estimates the cash gathered
  *   during the T before the last read and G[i] is that read's time. On a read,
  *   with D = G - G[i]: H = H (T - D) / T + C if D < T, else H = C T / D. The
- *   estimate is H / T.
+ *   estimate is H / T. What is kept is that estimate, R = H / T, updated as
+ *   R = R (T - D) / T + C / T, or C / D: a crawler lengthens T as it learns
+ *   the G-time of a pass, and with R kept a new T costs nothing, where
+ *   rescaling every H was a loop over every known page at each checkpoint.
  * New pages get a default history: the mean rate of the pages most recently
  * read for the first time (recently introduced pages), as the paper does.
  */
@@ -38,7 +41,7 @@ export class AdaptiveOpic {
   /** Per page: the G-times g_(a-1), g_a, ..., g_b of the kept window, and the cash c_a..c_b. */
   private times: number[][] = [];
   private amounts: number[][] = [];
-  /** Interpolation: H[i] and the default history a new page starts with. */
+  /** Interpolation: R[i] = H[i] / T, page i's estimate (a new page starts with the default rate). */
   private interpolated: Float64Array = new Float64Array(16);
   private readonly recentRates: number[] = [];
   /** The median of recentRates, until they change (null: to compute). */
@@ -65,21 +68,26 @@ export class AdaptiveOpic {
   addPage(focus = false, group = 0): number {
     const id = this.opic.addPage(focus, group);
     this.addHistory(id);
-    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate() * this.policy.window;
+    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate();
     return id;
   }
 
-  /** Adds a page with a saved OPIC state and, for Interpolation, its saved H (see interpolatedHistory). */
-  restorePage(state: OpicPageState, interpolatedHistory: number, group = 0): number {
+  /** Adds a page with a saved OPIC state and, for Interpolation, its saved rate R (see windowRate). */
+  restorePage(state: OpicPageState, windowRate: number, group = 0): number {
     const id = this.opic.restorePage(state, group);
     this.addHistory(id);
-    this.interpolated[id] = interpolatedHistory;
+    this.interpolated[id] = windowRate;
     return id;
+  }
+
+  /** Interpolation's R of page i, H / T, as a checkpoint saves it (exactly what restorePage takes back). */
+  windowRate(i: number): number {
+    return this.interpolated[i]!;
   }
 
   /** Interpolation's H of page i (the cash gathered over the window before its last read). */
   interpolatedHistory(i: number): number {
-    return this.interpolated[i]!;
+    return this.interpolated[i]! * (this.policy.kind === 'interpolation' ? this.policy.window : 1);
   }
 
   /** The rates of the recently introduced pages, which new pages' default history comes from. */
@@ -97,14 +105,12 @@ export class AdaptiveOpic {
 
   /**
    * Changes the length T of an Interpolation window (a crawler measures it in passes over the
-   * pages, whose G-time it only learns as it goes). Kept H values are rescaled to the new T.
+   * pages, whose G-time it only learns as it goes). The H values follow (H = R T), in O(1).
    */
   setWindow(window: number): void {
     if (this.policy.kind !== 'interpolation') throw new OptionError('window', 'only an Interpolation window can be changed');
     const next: WindowPolicy = { kind: 'interpolation', window };
     checkPolicy(next);
-    const ratio = window / this.policy.window;
-    for (let i = 0; i < this.pages; i++) this.interpolated[i]! *= ratio;
     this.policy = next;
   }
 
@@ -138,8 +144,7 @@ export class AdaptiveOpic {
     if (this.policy.kind === 'interpolation') {
       const window = this.policy.window;
       const elapsed = now - previous;
-      this.interpolated[i] =
-        elapsed < window ? (this.interpolated[i]! * (window - elapsed)) / window + amount : (amount * window) / Math.max(elapsed, 1e-300);
+      this.interpolated[i] = elapsed < window ? (this.interpolated[i]! * (window - elapsed)) / window + amount / window : amount / Math.max(elapsed, 1e-300);
     } else {
       const times = this.times[i]!;
       const amounts = this.amounts[i]!;
@@ -161,7 +166,7 @@ export class AdaptiveOpic {
   /** Page i's importance as a rate of cash per unit of G-time. */
   rate(i: number): number {
     const now = this.opic.time;
-    if (this.policy.kind === 'interpolation') return this.interpolated[i]! / this.policy.window;
+    if (this.policy.kind === 'interpolation') return this.interpolated[i]!;
     const times = this.times[i]!;
     const amounts = this.amounts[i]!;
     let sum = this.opic.cashOf(i);

@@ -80,12 +80,12 @@ export class PendingBatch {
         focus: opicState.focus,
         role: facts.role(id),
         opic: opicState,
-        windowHistory: opic.interpolatedHistory(id),
+        windowHistory: opic.windowRate(id),
       });
     }
     for (const id of opic.opic.takeChanges()) {
       if (id >= this.persisted) continue;
-      changedOpic.push({ id: storeId(id), state: opic.opic.pageState(id), windowHistory: opic.interpolatedHistory(id) });
+      changedOpic.push({ id: storeId(id), state: opic.opic.pageState(id), windowHistory: opic.windowRate(id) });
     }
     this.persisted = total;
     const batch: CrawlBatch = {
@@ -100,6 +100,7 @@ export class PendingBatch {
         [CRAWL_STATE.opic]: JSON.stringify(opic.opic.globalState()),
         [CRAWL_STATE.recentRates]: JSON.stringify(opic.recentIntroductions),
         [CRAWL_STATE.window]: String(opic.window.kind === 'interpolation' ? opic.window.window : 0),
+        [CRAWL_STATE.windowRates]: '1',
       },
       sitemapProbes: this.sitemapProbes,
     };

@@ -314,15 +314,18 @@ export class Crawler extends PagePipeline {
     if (rates !== undefined) this.opic.recentIntroductions = JSON.parse(rates) as number[];
     const sessions = stored.state[CRAWL_STATE.sessions];
     if (sessions !== undefined) this.sessions = JSON.parse(sessions) as Array<{ started: number; finished: number | null }>;
-    // The stored window_history values are relative to the window of their checkpoint: set it before
-    // they are restored, so that the next change of window rescales them rather than inflating them.
     let window = Number(stored.state[CRAWL_STATE.window]);
     if (!(window > 0) && globals.reads > 0) window = (this.settings.windowPasses * globals.clock * stored.pages) / globals.reads;
     if (window > 0 && Number.isFinite(window)) {
       this.opic.setWindow(window);
       this.lastPassWindow = window;
     }
+    // window_history holds the rates R = H / T; a store checkpointed before held H, relative to its window.
+    this.storedHistoryScale = stored.state[CRAWL_STATE.windowRates] === '1' || !(window > 0 && Number.isFinite(window)) ? 1 : 1 / window;
   }
+
+  /** What a stored window_history is multiplied by to give Adaptive OPIC's rate (1, or 1 / T for older stores). */
+  private storedHistoryScale = 1;
 
   /**
    * The stored crawl's pages, read a batch at a time (a resume of 10^7 pages holds 10^4 of them as
@@ -338,7 +341,7 @@ export class Crawler extends PagePipeline {
         index++;
         const id = this.restorePage(page.key, page.url, page.depth, page.role ?? 'page');
         const host = this.hostForUrl(id, page.url);
-        const opicId = this.opic.restorePage(page.opic, page.windowHistory, host.id);
+        const opicId = this.opic.restorePage(page.opic, this.storedHistoryScale === 1 ? page.windowHistory : page.windowHistory * this.storedHistoryScale, host.id);
         if (opicId !== id) throw new Error(`internal error: page ${id} got OPIC id ${opicId}`);
         const done = page.status !== null || page.error !== null;
         if (done) {

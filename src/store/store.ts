@@ -405,8 +405,13 @@ export const CRAWL_STATE = {
   progress: 'progress',
   lock: 'lock',
   recentRates: 'recent_rates',
-  /** Adaptive OPIC's Interpolation window T (G-time) that the stored window_history values are relative to. */
+  /** Adaptive OPIC's Interpolation window T (G-time). */
   window: 'opic_window',
+  /**
+   * '1' once window_history holds Adaptive OPIC's rates R = H / T (checkpoints since 2026-11-28);
+   * before, it held H relative to the window of its checkpoint, divided by opic_window on resume.
+   */
+  windowRates: 'opic_window_rates',
   /** The live PageRank's best pages at the checkpoint (crawl/live-state.ts). */
   liveRank: 'live_rank',
   /** The crawl's sessions: a JSON array of { started, finished } times (finished null while one runs). */

@@ -498,7 +498,7 @@ describe('AdaptiveOpic state', () => {
       const restored = new AdaptiveOpic(original.window, options);
       restored.opic.restoreGlobals(JSON.parse(JSON.stringify(original.opic.globalState())) as OpicGlobalState);
       for (let i = 0; i < original.pages; i++) {
-        restored.restorePage(snapshotPage(original.opic, i), original.interpolatedHistory(i), original.opic.groupOf(i));
+        restored.restorePage(snapshotPage(original.opic, i), original.windowRate(i), original.opic.groupOf(i));
       }
       restored.recentIntroductions = JSON.parse(JSON.stringify(original.recentIntroductions)) as number[];
       assertSameState(original.opic, restored.opic, `${where}: restored`);
@@ -511,6 +511,7 @@ describe('AdaptiveOpic state', () => {
       assert.deepEqual(webOfCopy, webOf, `${where}: the same pages found in the same order`);
       assertSameState(original.opic, restored.opic, `${where}: after continuing`);
       for (let i = 0; i < original.pages; i++) {
+        assert.equal(restored.windowRate(i), original.windowRate(i), `${where}: R of ${i}`);
         assert.equal(restored.interpolatedHistory(i), original.interpolatedHistory(i), `${where}: H of ${i}`);
       }
       assert.deepEqual(restored.estimates(), original.estimates());

@@ -246,3 +246,50 @@ describe('the crawl lock', () => {
     }
   });
 });
+
+describe('a store checkpointed before Adaptive OPIC kept rates', () => {
+  it('resumes with its window histories read as H relative to the stored window, as a store of rates resumes', { timeout: 120_000 }, async () => {
+    const site = new Website({ pages: 150, seed: 23 });
+    const served = await serveWebsite(site);
+    try {
+      // A refreshing crawl stopped after 250 fetches: its pages have read histories worth comparing.
+      const settings = completeSettings({ seeds: [`${served.origin}/`], allowIp: ['127.0.0.1/32'], delayMs: 0, fences: [FENCE], refresh: true, maxPages: 250 });
+      const current = join(dir.path, 'rates.db');
+      let store = SqliteStore.open(current);
+      await Crawler.run(store, settings).finally(() => store.close());
+      // The same store as an older build left it: window_history = R x T, no opic_window_rates.
+      const legacy = join(dir.path, 'legacy.db');
+      const db = new Database(current);
+      await db.backup(legacy);
+      db.close();
+      const old = new Database(legacy);
+      const window = Number(old.prepare('SELECT value FROM crawl_state WHERE key = ?').pluck().get(CRAWL_STATE.window));
+      assert.ok(window > 0, 'the crawl stored its window');
+      assert.ok((old.prepare('SELECT count(*) FROM pages WHERE window_history > 0').pluck().get() as number) > 100);
+      old.prepare('UPDATE pages SET window_history = window_history * ?').run(window);
+      old.prepare('DELETE FROM crawl_state WHERE key = ?').run(CRAWL_STATE.windowRates);
+      old.close();
+      const adaptiveAfterResume = async (path: string): Promise<Float64Array> => {
+        const s = SqliteStore.open(path);
+        try {
+          await Crawler.run(s, { ...settings, maxPages: 400 }, { resume: true });
+          const run = await s.latestRun('opic-adaptive');
+          assert.ok(run !== null);
+          return await s.runScores(run.id, Float64Array.from({ length: 160 }, (_, i) => i + 1));
+        } finally {
+          await s.close();
+        }
+      };
+      const fromRates = await adaptiveAfterResume(current);
+      const fromLegacy = await adaptiveAfterResume(legacy);
+      assert.ok(fromRates.some((x) => x > 0));
+      for (let i = 0; i < fromRates.length; i++) {
+        assert.ok(Math.abs(fromRates[i]! - fromLegacy[i]!) <= 1e-12 * Math.max(1e-3, fromRates[i]!), `page ${i + 1}: ${fromRates[i]} against ${fromLegacy[i]}`);
+      }
+      store = SqliteStore.open(legacy);
+      await store.close();
+    } finally {
+      await served.close();
+    }
+  });
+});
