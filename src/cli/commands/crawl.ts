@@ -166,7 +166,7 @@ export function registerCrawl(program: Command): void {
 const HOSTS_SHOWN = 10;
 
 /** The report's lines on rendering (--render): what the browser rendered and what it added. */
-function renderRows(report: CrawlJson): string[][] {
+export function renderRows(report: CrawlJson): string[][] {
   if (report.renderUnavailable) return [['rendered (--render auto)', 'none: no Chromium on this machine (install chromium, or give --browser; --render never silences this)']];
   const r = report.renderer;
   const rows: string[][] =
@@ -174,8 +174,10 @@ function renderRows(report: CrawlJson): string[][] {
       ? report.settings.render === 'never'
         ? []
         : [['rendered (--render ' + report.settings.render + ')', 'none']]
-      : [
-          ['rendered in Chromium', `${count(r.rendered)} pages (${count(r.unsettled)} not settled in time, ${count(r.failed)} failed; ${seconds(r.renderMs / 1000 / Math.max(1, r.rendered + r.failed))} each)`],
+      : r.rendered + r.failed === 0
+        ? [['rendered in Chromium', 'none: the browser started, and no page had finished rendering when the crawl ended']]
+        : [
+          ['rendered in Chromium', `${count(r.rendered)} pages (${count(r.unsettled)} not settled in time, ${count(r.failed)} failed; ${seconds(r.renderMs / 1000 / (r.rendered + r.failed))} each)`],
           ['links only rendering found', count(report.renderedLinks)],
           ['subresources', `${count(r.subresources)} fetched, ${count(r.cacheHits)} reused, ${count(r.blocked)} blocked by type, ${count(r.refused)} refused or failed`],
         ];
