@@ -799,7 +799,10 @@ export abstract class PagePipeline {
     this.armedServers.clear();
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
-    for (const host of this.sitemapHosts) host.sitemapQueue = [];
+    for (const host of this.sitemapHosts) {
+      for (let n = host.sitemapQueue.length; n > 0; n--) this.sitemapPending(host, -1);
+      host.sitemapQueue = [];
+    }
     this.sitemapHosts.clear();
     this.afterPump();
   }
@@ -1195,7 +1198,15 @@ export abstract class PagePipeline {
     }
     host.sitemapQueue.push(task);
     this.sitemapHosts.add(host);
+    this.sitemapPending(host, 1);
   }
+
+  /**
+   * A sitemap of the host is queued (+1), or read and recorded, or dropped (-1). The shared crawler
+   * keeps the host's partition from passing to another instance meanwhile: a sitemap read by an
+   * instance that no longer holds it would be lost, the next holder having read robots.txt already.
+   */
+  protected sitemapPending(_host: Host, _delta: 1 | -1): void {}
 
   /** Starts the sitemaps of hosts politeness lets take a request now. */
   private startSitemaps(): void {
@@ -1211,7 +1222,7 @@ export abstract class PagePipeline {
       }
       if (host.sitemapQueue.length === 0) this.sitemapHosts.delete(host);
       host.sitemapsAsked++;
-      void this.readSitemap(host, task);
+      void this.readSitemap(host, task).finally(() => this.sitemapPending(host, -1));
     }
   }
 

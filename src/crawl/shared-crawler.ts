@@ -305,13 +305,20 @@ export class SharedCrawler extends PagePipeline {
     return this.held[this.part.get(i)] === HELD && this.state.get(i) !== FOREIGN;
   }
 
+  /** A sitemap is recorded by the instance that read it while its partition is held or being let go (sitemapPending). */
   protected override ours(i: number): boolean {
-    return this.isHeld(i);
+    return this.held[this.part.get(i)] !== NOT_HELD && this.state.get(i) !== FOREIGN;
+  }
+
+  protected override sitemapPending(host: Host, delta: 1 | -1): void {
+    this.busyIn[partitionOf(host.hostname, this.partitions)]! += delta;
   }
 
   protected addPage(i: number, url: URL, _focus: boolean, waiting: boolean): void {
     this.part.set(i, partitionOf(url.hostname, this.partitions));
-    if (this.held[this.part.get(i)] === HELD) {
+    const held = this.held[this.part.get(i)];
+    // A sitemap (not waiting: read already) of a partition being let go is still this instance's to record.
+    if (held === HELD || (held === RELEASING && !waiting)) {
       this.ledger.newPage(i);
       this.own(i, waiting ? WAITING : IN_FLIGHT);
       this.pendingOwn.push(i);

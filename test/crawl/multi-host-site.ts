@@ -6,7 +6,9 @@
  * server answers for every host (by the Host header: a page asked of the
  * wrong host is a 404); crawlers reach the names with --resolve
  * hK.test=127.0.0.1. Every request is logged; answers can wait `delayMs`
- * (a network-bound crawl).
+ * (a network-bound crawl). With `sitemapDelayMs`, each host's robots.txt names
+ * a sitemap index /sitemap-index.xml listing one sitemap /sitemaps/pages.xml of
+ * the host's pages, both answered after that delay.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +33,7 @@ export function hostName(n: number, hosts: number): string {
   return `h${n % hosts}.test`;
 }
 
-export async function serveMultiHostSite(options: { pages: number; hosts: number; seed?: number; delayMs?: number }): Promise<MultiHostSite> {
+export async function serveMultiHostSite(options: { pages: number; hosts: number; seed?: number; delayMs?: number; sitemapDelayMs?: number }): Promise<MultiHostSite> {
   const site = new Website({ pages: options.pages, seed: options.seed ?? 1, hazards: false });
   const { pages, hosts } = options;
   const requests = new Map<string, number>();
@@ -47,6 +49,27 @@ export async function serveMultiHostSite(options: { pages: number; hosts: number
     const path = (request.url ?? '/').split('?')[0]!;
     const key = `${host} ${path}`;
     requests.set(key, (requests.get(key) ?? 0) + 1);
+    const origin = `http://${host}:${port}`;
+    const sitemaps = options.sitemapDelayMs !== undefined;
+    if (sitemaps && path === '/robots.txt') {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end(`User-agent: *\nAllow: /\n\nSitemap: ${origin}/sitemap-index.xml\n`);
+      return;
+    }
+    if (sitemaps && (path === '/sitemap-index.xml' || path === '/sitemaps/pages.xml')) {
+      const body =
+        path === '/sitemap-index.xml'
+          ? `<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${origin}/sitemaps/pages.xml</loc></sitemap></sitemapindex>\n`
+          : `<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${Array.from({ length: pages }, (_, n) => n)
+              .filter((n) => hostName(n, hosts) === host)
+              .map((n) => `<url><loc>${url(n)}</loc></url>`)
+              .join('')}</urlset>\n`;
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end(body);
+      }, options.sitemapDelayMs);
+      return;
+    }
     const answer = (): void => {
       const match = /^\/p\/(\d+)\.html$/.exec(path);
       const n = match === null ? -1 : Number(match[1]);

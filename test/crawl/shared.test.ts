@@ -264,6 +264,40 @@ if (typeof server === 'string') {
       }
     });
 
+    it("a host's sitemaps are read and recorded once though its partition passes to a joiner while they are read", async () => {
+      // Sitemaps answered slowly: the second instance takes half the partitions while the first is
+      // reading them. A sitemap read by an instance whose partition had passed used to be lost.
+      const site = await serveMultiHostSite({ pages: 160, hosts: 16, sitemapDelayMs: 300 });
+      try {
+        const url = await running.createDatabase();
+        await startSharedCrawl(url, siteSettings(site, { perHost: 1, concurrency: 16, checkpointMs: 100, sitemaps: true }), { partitions: 16, leaseMs: 15_000 });
+        const first = joinProcess(url);
+        await until(async () => (await queryOne(url, 'SELECT count(*) AS n FROM shared_partitions WHERE owner IS NOT NULL')) === 16, 300_000, 'the first instance to hold the partitions');
+        const late = joinProcess(url);
+        const [a, b] = [await first.done, await late.done];
+        assert.equal(a.code, 0, a.stderr);
+        assert.equal(b.code, 0, b.stderr);
+        const read = [a, b].map((r) => (JSON.parse(r.stdout) as { sitemaps: number }).sitemaps);
+        assert.equal(read[0]! + read[1]!, 2 * site.hosts, `sitemaps read by the instances: ${read.join(' + ')}`);
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const rows = await client.query<{ url: string; status: number | null }>("SELECT url, status FROM pages WHERE role = 1 ORDER BY url");
+          const expected = Array.from({ length: site.hosts }, (_, k) => [`http://h${k}.test:${site.port}/sitemap-index.xml`, `http://h${k}.test:${site.port}/sitemaps/pages.xml`]).flat().sort();
+          assert.deepEqual(rows.rows.map((r) => r.url), expected);
+          for (const r of rows.rows) assert.equal(r.status, 200, r.url);
+          const listed = await client.query<{ n: string }>("SELECT count(*) AS n FROM links WHERE kind = 8");
+          // Each index links its sitemap, each sitemap its host's pages.
+          assert.equal(Number(listed.rows[0]!.n), site.hosts + site.pages);
+        } finally {
+          await client.end();
+        }
+        for (const [key, n] of site.requests) if (key.includes('sitemap')) assert.equal(n, 1, key);
+      } finally {
+        await site.close();
+      }
+    });
+
     it('an instance started on a finished crawl leaves at once saying so', async () => {
       const site = await serveMultiHostSite({ pages: 30, hosts: 3 });
       try {
