@@ -289,7 +289,7 @@ async function main(): Promise<void> {
   for (const server of servers) server.close();
   if (code !== 0) throw new Error(`wga crawl failed (${code}): ${stderr.slice(-2000)}`);
   const [maxKb, wall, user, system] = stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number, number];
-  const report = JSON.parse(stdout) as { fetched: number; failed: number; known: number; hosts: number; servers: number; seconds: number; dns: Record<string, number>; checkpoints: Record<string, number>; stoppedBy: string };
+  const report = JSON.parse(stdout) as { fetched: number; failed: number; excluded: number; redirects: number; other: number; requests: number; known: number; hosts: number; servers: number; seconds: number; dns: Record<string, number>; checkpoints: Record<string, number>; stoppedBy: string };
   // Pages/s over the first and the last tenth of the pages fetched: the time each count was
   // reached, interpolated between progress lines (every 5 s), the start at (0 s, 0 pages).
   const points = [{ at: 0, fetched: 0 }, ...progress];
@@ -308,7 +308,7 @@ async function main(): Promise<void> {
   for (const [key, value] of most) if (key.startsWith('h ')) perHost = Math.max(perHost, value);
   console.log(`web: ${o.hosts.toLocaleString('en-US')} hosts on ${o.servers} addresses, ${o.pages} pages each; wga --per-ip ${o.perIp} --ip-delay ${o.ipDelay} --per-host ${o.perHost} --delay ${o.delay} --concurrency ${o.concurrency}${o.live ? '' : ' --no-live'}`);
   console.log(`stopped by: ${report.stoppedBy}`);
-  console.log(`fetched ${report.fetched.toLocaleString('en-US')} (failed ${report.failed.toLocaleString('en-US')}), known ${report.known.toLocaleString('en-US')}, hosts ${report.hosts.toLocaleString('en-US')} on ${report.servers} addresses, in ${report.seconds.toFixed(1)} s (wall ${wall} s, CPU ${(user + system).toFixed(1)} s)`);
+  console.log(`fetched ${report.fetched.toLocaleString('en-US')} (failed ${report.failed.toLocaleString('en-US')}, excluded ${report.excluded.toLocaleString('en-US')}, redirects ${report.redirects.toLocaleString('en-US')}, other ${report.other.toLocaleString('en-US')}; requests ${report.requests.toLocaleString('en-US')}), known ${report.known.toLocaleString('en-US')}, hosts ${report.hosts.toLocaleString('en-US')} on ${report.servers} addresses, in ${report.seconds.toFixed(1)} s (wall ${wall} s, CPU ${(user + system).toFixed(1)} s)`);
   console.log(`pages/s: first tenth ${rate(0, total / 10).toFixed(0)}, last tenth ${rate((9 * total) / 10, total).toFixed(0)}, whole ${rate(0, total).toFixed(0)} (from the first start to the end, the kill and the resume included)`);
   console.log(`peak RSS ${(maxKb / 1024).toFixed(0)} MB; most requests at once per address ${perAddress.join(', ')}; per host ${perHost}`);
   const tenth = (from: number, to: number): number => {
@@ -319,7 +319,9 @@ async function main(): Promise<void> {
   if (resumeLine !== '') console.log(resumeLine);
   if (o.check) console.log(checkAgainstWeb(db, o, linksOf, hostName, port, failing));
   console.log(`DNS: dnsmasq answered ${queries} A queries; wga ${JSON.stringify(report.dns)}`);
-  rmSync(dir, { recursive: true, force: true });
+  // BENCH_KEEP=1 keeps the store and the DNS log for a look afterwards.
+  if (process.env.BENCH_KEEP === "1") console.log(`kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

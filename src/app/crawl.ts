@@ -89,6 +89,7 @@ export interface CrawlCliOptions {
   dnsNegativeTtl?: string;
   dnsConcurrency?: string;
   dnsCache?: string;
+  keepAliveHosts?: string;
   recrawl?: boolean;
   top?: string;
   quiet?: boolean;
@@ -170,6 +171,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.dnsNegativeTtl !== undefined) s.dnsNegativeTtl = integerOption('--dns-negative-ttl', options.dnsNegativeTtl, 300, 0);
   if (options.dnsConcurrency !== undefined) s.dnsConcurrency = integerOption('--dns-concurrency', options.dnsConcurrency, 16, 1);
   if (options.dnsCache !== undefined) s.dnsCache = integerOption('--dns-cache', options.dnsCache, 100_000, 1);
+  if (options.keepAliveHosts !== undefined) s.keepAliveHosts = integerOption('--keep-alive-hosts', options.keepAliveHosts, 512, 1);
   if (options.renderResources !== undefined) s.renderResources = options.renderResources.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
   return s;
 }

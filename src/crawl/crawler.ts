@@ -29,6 +29,7 @@ import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
 import { liveRankState, topOfVector } from './live-state.js';
 import type { DnsCounters } from './dns-cache.js';
+import type { ConnectionCounters } from './connections.js';
 import type { Host, Server } from './hosts.js';
 import { watchMemory } from './memory-watch.js';
 import { DONE, type FoundLink, PagePipeline, type PageOutcome, WAITING } from './page-pipeline.js';
@@ -115,6 +116,8 @@ export interface CrawlReport extends CrawlCounters {
   renderHosts: HostRenderReport[];
   /** What the crawl's DNS did (dns-cache.ts). */
   dns: DnsCounters;
+  /** What its keep-alive connections did (connections.ts). */
+  connections: ConnectionCounters;
   checkpoints: CheckpointTimes;
 }
 
@@ -740,6 +743,7 @@ export class Crawler extends PagePipeline {
       renderUnavailable: this.renderUnavailable,
       renderHosts: this.renderHostReport(),
       dns: { ...this.dns.counters },
+      connections: this.fetcher.connectionCounters,
       checkpoints: { ...this.checkpointTimes },
     };
   }

@@ -96,6 +96,12 @@ export class DnsCache {
     return asked;
   }
 
+  /** The cached answer for `hostname` while it is fresh, without asking anyone; null when there is none. */
+  peek(hostname: string): DnsAnswer | null {
+    const entry = this.entries.get(hostname);
+    return entry !== undefined && entry.until > performance.now() ? entry.answer : null;
+  }
+
   private async ask(hostname: string): Promise<DnsAnswer> {
     if (this.inFlight >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.inFlight++;

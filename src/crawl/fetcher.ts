@@ -28,7 +28,8 @@ import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { Agent, buildConnector } from 'undici';
+import { buildConnector } from 'undici';
+import { Connections, DEFAULT_KEEP_ALIVE_HOSTS, type ConnectionCounters } from './connections.js';
 import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
 import type { DnsCache } from './dns-cache.js';
@@ -55,6 +56,8 @@ export interface FetcherOptions {
   maxBodyBytes?: number;
   /** Connections kept per origin. */
   connectionsPerOrigin?: number;
+  /** Hosts whose idle keep-alive connections are kept open at most (--keep-alive-hosts; connections.ts). */
+  keepAliveHosts?: number;
   /** Ask for compressed answers (Accept-Encoding: gzip, deflate, br): true. Answers compressed unasked are decoded either way. */
   compression?: boolean;
   /** Entries read of one sitemap (DEFAULT_MAX_SITEMAP_ENTRIES). */
@@ -311,7 +314,7 @@ function classify(error: unknown, deadlineHit: boolean, pageTimeoutMs: number): 
 
 export class Fetcher {
   readonly userAgent: string;
-  private readonly agent: Agent;
+  private readonly connections: Connections;
   private readonly rules: IpRules;
   private readonly resolve: ReadonlyMap<string, string>;
   private readonly dns: DnsCache | null;
@@ -336,8 +339,7 @@ export class Fetcher {
     this.pageTimeoutMs = options.pageTimeoutMs ?? 60_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     const connector = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, lookup: this.lookup } as buildConnector.BuildOptions);
-    this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 1,
+    this.connections = new Connections(options.keepAliveHosts ?? DEFAULT_KEEP_ALIVE_HOSTS, options.connectionsPerOrigin ?? 1, {
       headersTimeout: options.headersTimeoutMs ?? 15_000,
       bodyTimeout: options.bodyTimeoutMs ?? 15_000,
       keepAliveTimeout: 10_000,
@@ -434,7 +436,7 @@ export class Fetcher {
             } else exchange.truncated = 'length';
           };
     try {
-      const response = await this.agent.request({
+      const response = await this.connections.acquire(url.origin).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
@@ -525,6 +527,7 @@ export class Fetcher {
       const { message, failure } = classify(error, deadlineHit, this.pageTimeoutMs);
       return failed(message, failure, exchange === null ? {} : { status: null });
     } finally {
+      this.connections.release(url.origin);
       clearTimeout(timer);
       if (exchange !== null) this.recorder!.record(exchange);
     }
@@ -550,7 +553,7 @@ export class Fetcher {
     const headers: string[] = ['user-agent', this.userAgent, 'accept', accept, 'accept-encoding', this.compression ? ACCEPT_ENCODING : 'identity'];
     let exchange: HttpExchange | null = null;
     try {
-      const response = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: controller.signal });
+      const response = await this.connections.acquire(url.origin).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: controller.signal });
       const status = response.statusCode;
       if (this.recorder !== null) {
         exchange = {
@@ -596,19 +599,25 @@ export class Fetcher {
       if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
       return { status: null, headers: [], body: null, error: classify(error, deadlineHit, this.pageTimeoutMs).message };
     } finally {
+      this.connections.release(url.origin);
       clearTimeout(timer);
       if (exchange !== null) this.recorder!.record(exchange);
     }
   }
 
+  /** What the connections did (opened, closed idle under --keep-alive-hosts). */
+  get connectionCounters(): ConnectionCounters {
+    return { ...this.connections.counters };
+  }
+
   /** Closes idle connections and waits for running requests. */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.connections.close();
   }
 
   /** Abandons every connection at once. */
   async destroy(): Promise<void> {
-    await this.agent.destroy();
+    await this.connections.destroy();
   }
 }
 

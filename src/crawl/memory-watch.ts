@@ -36,7 +36,14 @@ export function watchMemory(budget: number, reached: (why: string) => void, ever
   let told = false;
   const timer = setInterval(() => {
     if (told) return;
-    const why = memoryOverBudget(read(), budget, heapLimit);
+    let reading: MemoryReading;
+    try {
+      reading = read();
+    } catch {
+      // Reading /proc can fail (EMFILE when the process is out of files): the next second tries again.
+      return;
+    }
+    const why = memoryOverBudget(reading, budget, heapLimit);
     if (why === null) return;
     told = true;
     reached(why);

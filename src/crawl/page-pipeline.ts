@@ -271,6 +271,7 @@ export abstract class PagePipeline {
       pageTimeoutMs: settings.pageTimeoutMs,
       maxBodyBytes: settings.maxBodyBytes,
       connectionsPerOrigin: settings.perHost,
+      keepAliveHosts: settings.keepAliveHosts,
       compression: settings.compression,
       maxSitemapEntries: settings.maxSitemapEntries,
       maxLinksPerPage: settings.maxLinksPerPage,
@@ -529,7 +530,24 @@ export abstract class PagePipeline {
   /** A request to a host ended: the host and its server are free for another. */
   protected release(host: Host): void {
     this.hosts.finish(host);
+    if (host.server === null && host.active === 0) this.groupLate(host);
     this.serverFreed(host.server);
+  }
+
+  /**
+   * A host whose lookup had failed (its robots.txt and pages then fail on their own) is grouped
+   * under its address once the DNS cache has one: a name that answers again after its negative TTL
+   * would otherwise be crawled outside --per-ip. Done when none of its requests runs, so that each
+   * request is counted on the server it was booked on.
+   */
+  private groupLate(host: Host): void {
+    const answer = this.dns.peek(host.hostname.replace(/^\[|\]$/g, '').toLowerCase());
+    if (answer === null || !answer.ok) return;
+    const address = answer.addresses.find((a) => this.compiled.ipRules.check(a.address).allowed)?.address;
+    if (address === undefined) return;
+    this.setHostServer(host, this.hosts.assignServer(host, address));
+    this.counters.servers = this.hosts.servers;
+    this.closeIfFull(host.server);
   }
 
   /** Whether a limit of the crawler ends its selection now (--max-pages). */

@@ -12,6 +12,7 @@ import { type CrawlStrategy, CRAWL_STRATEGIES } from './frontier.js';
 import { IpRules } from './ip-rules.js';
 import { compilePattern, type HostScope, HOST_SCOPES, Scope } from './scope.js';
 import { DEFAULT_DNS, type DnsOptions, parseDnsServer } from './dns-cache.js';
+import { DEFAULT_KEEP_ALIVE_HOSTS } from './connections.js';
 import { DEFAULT_USER_AGENT } from './fetcher.js';
 import { DEFAULT_RENDER_RESOURCES, RENDER_RESOURCE_TYPES } from './render.js';
 import { type RenderMode, RENDER_MODES } from './render-policy.js';
@@ -133,6 +134,8 @@ export interface CrawlSettings {
   dnsConcurrency: number;
   /** Names the DNS cache holds. */
   dnsCache: number;
+  /** Hosts whose idle keep-alive connections stay open (connections.ts). */
+  keepAliveHosts: number;
 }
 
 /** The least --memory a crawl takes: Node and its buffers alone hold about 60 MB. */
@@ -213,6 +216,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   dnsNegativeTtl: DEFAULT_DNS.negativeTtlS,
   dnsConcurrency: DEFAULT_DNS.concurrency,
   dnsCache: DEFAULT_DNS.cacheEntries,
+  keepAliveHosts: DEFAULT_KEEP_ALIVE_HOSTS,
 };
 
 /** --per-ip: given, else 4 x --per-host (a server of many hosts is asked at most 4 times as much as one host). */
@@ -296,6 +300,7 @@ function checkSettings(s: CrawlSettings): void {
   integer('--dns-negative-ttl', s.dnsNegativeTtl, 0, 604_800);
   integer('--dns-concurrency', s.dnsConcurrency, 1, 1024);
   integer('--dns-cache', s.dnsCache, 1, 100_000_000);
+  integer('--keep-alive-hosts', s.keepAliveHosts, 1, 1_000_000);
   for (const type of s.renderResources) {
     if (!RENDER_RESOURCE_TYPES.includes(type)) throw new OptionError('--render-resources', `expected types among ${RENDER_RESOURCE_TYPES.join(', ')}, got '${type}'`);
   }

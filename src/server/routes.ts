@@ -155,7 +155,7 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   // Not --browser: a path to an executable the server would run is no parameter for a web form.
   render: 'value', renderConcurrency: 'value', renderTimeout: 'value', renderQuiet: 'value', renderResources: 'value', renderBudget: 'value', renderIdle: 'value', maxLinksPerPage: 'value',
   // Not --dns: the server would send queries to an address a web form names, outside the address rules.
-  perIp: 'value', ipDelay: 'value', dnsTimeout: 'value', dnsMinTtl: 'value', dnsMaxTtl: 'value', dnsNegativeTtl: 'value', dnsConcurrency: 'value', dnsCache: 'value',
+  perIp: 'value', ipDelay: 'value', dnsTimeout: 'value', dnsMinTtl: 'value', dnsMaxTtl: 'value', dnsNegativeTtl: 'value', dnsConcurrency: 'value', dnsCache: 'value', keepAliveHosts: 'value',
 };
 
 const IMPORT_PARAMETERS: Record<string, Kind> = {

@@ -549,3 +549,48 @@ describe('Fetcher: address rules', () => {
     assert.equal(server.requests.length, 0);
   });
 });
+
+describe('Fetcher: keep-alive connections under --keep-alive-hosts', () => {
+  it('keeps the idle connections of the hosts used last open, closes the others, and reuses what it kept', async (t) => {
+    const server = await startServer(t, { '/': html('<title>x</title>') });
+    const names = Array.from({ length: 10 }, (_, i) => `h${i}.test`);
+    const fetcher = makeFetcher(t, { keepAliveHosts: 3, resolve: new Map(names.map((n) => [n, '127.0.0.1'])) });
+    for (const name of names) assertOk(await fetcher.fetch(new URL(`http://${name}:${server.port}/`)));
+    // One connection per host, of which the 7 used longest ago were closed.
+    assert.equal(server.connections(), 10);
+    await until(() => server.closedConnections() === 7);
+    assert.deepEqual(fetcher.connectionCounters, { opened: 10, closedIdle: 7, maxOpen: 4 });
+    // The last three hosts still have theirs: asking them again opens nothing.
+    for (const name of names.slice(7)) assertOk(await fetcher.fetch(new URL(`http://${name}:${server.port}/`)));
+    assert.equal(server.connections(), 10);
+    // A host closed before connects again, and the oldest kept one (h7) goes.
+    assertOk(await fetcher.fetch(new URL(`http://${names[0]}:${server.port}/`)));
+    assert.equal(server.connections(), 11);
+    await until(() => server.closedConnections() === 8);
+    assert.equal(fetcher.connectionCounters.closedIdle, 8);
+  });
+
+  it('does not close a connection whose request is running, whatever the cap', async (t) => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const server = await startServer(t, {
+      '/slow': (_request, response) => void gate.then(() => response.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title>')),
+      '/': html('<title>x</title>'),
+    });
+    const fetcher = makeFetcher(t, { keepAliveHosts: 1, pageTimeoutMs: 10_000, headersTimeoutMs: 10_000, resolve: new Map([['a.test', '127.0.0.1'], ['b.test', '127.0.0.1'], ['c.test', '127.0.0.1']]) });
+    const slow = fetcher.fetch(new URL(`http://a.test:${server.port}/slow`));
+    assertOk(await fetcher.fetch(new URL(`http://b.test:${server.port}/`)));
+    assertOk(await fetcher.fetch(new URL(`http://c.test:${server.port}/`)));
+    release();
+    assertOk(await slow);
+    // a.test's request ran through b's and c's: b and c were closed as each ended, a kept while it ran.
+    assert.equal(fetcher.connectionCounters.closedIdle, 2);
+    assert.equal(server.connections(), 3);
+  });
+});
+
+/** Polls `condition` every 10 ms for at most 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(condition(), 'waited 5 s');
+}

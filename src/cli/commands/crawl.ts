@@ -59,6 +59,7 @@ export function registerCrawl(program: Command): void {
     .option('--dns-negative-ttl <seconds>', 'remember a failed lookup this long (default: 300)')
     .option('--dns-concurrency <n>', 'names looked up at once (default: 16)')
     .option('--dns-cache <n>', 'names the DNS cache holds; the oldest are let go first, and counted (default: 100000)')
+    .option('--keep-alive-hosts <n>', 'hosts whose idle connections stay open; beyond, those of the hosts used longest ago are closed, and counted (default: 512)')
     .option('--concurrency <n>', 'requests at once, all hosts together (default: 8)')
     .option('--max-pages <n>', 'stop after this many page fetches in the whole crawl')
     .option('--max-depth <n>', 'do not fetch pages more than this many clicks from a seed')
@@ -205,6 +206,13 @@ function dnsRows(report: CrawlJson): string[][] {
   return [['DNS', `${count(d.lookups)} lookups (${count(d.maxInFlight)} at most at once), ${count(d.cached)} answered from the cache${failed}${evicted}`]];
 }
 
+/** The connections line, when --keep-alive-hosts closed idle connections. */
+function connectionRows(report: CrawlJson): string[][] {
+  const c = report.connections;
+  if (c === undefined || c.closedIdle === 0) return [];
+  return [['connections', `idle connections closed ${count(c.closedIdle)} times to keep at most ${count(report.settings.keepAliveHosts)} hosts open (--keep-alive-hosts); ${count(c.opened)} opened`]];
+}
+
 function printReport(report: CrawlJson, json: boolean): void {
   if (json) {
     printJson(report);
@@ -223,6 +231,7 @@ function printReport(report: CrawlJson, json: boolean): void {
       ['frontier (never fetched)', count(report.frontier)],
       ['hosts', hostsLine(report)],
       ...dnsRows(report),
+      ...connectionRows(report),
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
       ...(report.checkpoints !== undefined && report.checkpoints.count > 0
         ? [['checkpoints (this session)', `${count(report.checkpoints.count)} written, ${seconds(report.checkpoints.totalMs / report.checkpoints.count / 1000)} each on average, the longest ${seconds(report.checkpoints.maxMs / 1000)}`]]
