@@ -23,6 +23,7 @@ import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { registerCompact } from './commands/compact.js';
 import { registerStoreCommands } from './commands/store.js';
+import { registerAudit } from './commands/audit.js';
 
 function version(): string {
   const packageJson = new URL('../../../package.json', import.meta.url);
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerExperiment(program);
   registerExport(program);
   registerStoreCommands(program);
+  registerAudit(program);
   registerCrawl(program);
   registerChanges(program);
   registerServe(program);

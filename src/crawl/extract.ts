@@ -13,10 +13,16 @@
  * genindex.html#b are one target) are merged (nofollow, ugc or sponsored only if
  * every copy says so, as the crawler merges links to one target) and only new
  * targets count against it; the links of targets past it are counted (droppedLinks).
+ *
+ * For a site audit it also keeps the first <meta name=description>, the h1 headings (the first's
+ * text, and their number), whether <meta name=robots> says noindex, and the visible text's word
+ * count and SimHash (text-fingerprint.ts): the text outside <script>, <style>, <noscript>,
+ * <template> and <title>, entities decoded, runs of text between tags read as separate words.
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Tokenizer } from 'htmlparser2';
 import { REL_BITS } from '../store/store.js';
+import { MAX_TEXT_CHARS, fingerprintText } from './text-fingerprint.js';
 
 /**
  * Distinct targets kept per page by default: links to more are counted, not kept. Large: the index
@@ -30,6 +36,18 @@ const MERGE_AFTER = 10_000;
 export const MAX_TITLE_LENGTH = 500;
 /** Characters of a title read before its entities are decoded (`&eacute;` is 8 characters for 1). */
 const MAX_RAW_TITLE_LENGTH = MAX_TITLE_LENGTH * 10;
+/** Characters of a meta description and of an h1 heading kept. */
+export const MAX_DESCRIPTION_LENGTH = 1000;
+export const MAX_H1_LENGTH = 500;
+
+/** Elements that end a run of words (text on either side is not one word): block elements and line breaks. */
+const WORD_BREAKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'td', 'th', 'tr', 'ul', 'option', 'img', 'body',
+]);
+/** The longest name in WORD_BREAKS. */
+const LONGEST_BREAK_NAME = 10;
+
 /** Characters of an hreflang kept (BCP 47 tags are short; x-default is the longest common one). */
 const MAX_HREFLANG_LENGTH = 35;
 
@@ -61,6 +79,16 @@ export interface ExtractedPage {
   scripts: number;
   /** A <noscript> element is present. */
   noscript: boolean;
+  /** The first <meta name=description>'s content, whitespace folded; null when none or empty. */
+  description: string | null;
+  /** The first h1's text, and the number of h1 elements. */
+  h1: string | null;
+  h1Count: number;
+  /** <meta name="robots"> says noindex (or none). */
+  noindex: boolean;
+  /** Words of the visible text, and its SimHash (text-fingerprint.ts). */
+  words: number;
+  simhash: string | null;
 }
 
 function relHas(rel: string | undefined, token: string): boolean {
@@ -99,7 +127,7 @@ export function refreshUrl(content: string): string | null {
 }
 
 /** The elements whose attributes (or, for <title>, text) the extractor reads; every other tag is skipped unread. */
-const READ_ELEMENTS = new Set(['a', 'area', 'frame', 'iframe', 'base', 'link', 'meta', 'title', 'script', 'noscript']);
+const READ_ELEMENTS = new Set(['a', 'area', 'frame', 'iframe', 'base', 'link', 'meta', 'title', 'script', 'noscript', 'style', 'template', 'h1']);
 /** The longest name in READ_ELEMENTS: a longer tag name is not sliced nor lowercased. */
 const LONGEST_READ_NAME = 8;
 
@@ -116,7 +144,17 @@ const LONGEST_READ_NAME = 8;
  */
 export class LinkExtractor {
   private readonly tokenizer: Tokenizer;
-  private readonly page: ExtractedPage = { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false };
+  private readonly page: ExtractedPage = {
+    title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false,
+    description: null, h1: null, h1Count: 0, noindex: false, words: 0, simhash: null,
+  };
+  /** The element whose text is not visible text (HIDDEN_TEXT) being read, or null. */
+  private hidden: string | null = null;
+  /** The visible text as written (entities undecoded); a tag of WORD_BREAKS since its last run. */
+  private text = '';
+  private wordBreak = false;
+  private inH1 = false;
+  private h1Text = '';
   /** Once MERGE_AFTER links are written: index in page.links of each kind and target kept. */
   private kept: Map<string, number> | null = null;
   /**
@@ -139,6 +177,7 @@ export class LinkExtractor {
   constructor(private readonly maxLinks = DEFAULT_MAX_LINKS_PER_PAGE) {
     this.tokenizer = new Tokenizer({ decodeEntities: false }, {
       onopentagname: (start, end) => {
+        if (end - start <= LONGEST_BREAK_NAME && WORD_BREAKS.has(this.slice(start, end).toLowerCase())) this.wordBreak = true;
         if (end - start > LONGEST_READ_NAME) {
           this.tag = null;
           return;
@@ -164,12 +203,28 @@ export class LinkExtractor {
       // HTML (not XML): <a href=x/> opens an element like <a href=x>.
       onselfclosingtag: () => this.openTagEnd(),
       onclosetag: (start, end) => {
-        if (!this.inTitle || end - start !== 5 || this.slice(start, end).toLowerCase() !== 'title') return;
+        if (end - start > LONGEST_BREAK_NAME) return;
+        const name = this.slice(start, end).toLowerCase();
+        if (WORD_BREAKS.has(name)) this.wordBreak = true;
+        if (name === this.hidden) this.hidden = null;
+        if (name === 'h1' && this.inH1) {
+          this.inH1 = false;
+          this.keepH1();
+        }
+        if (!this.inTitle || name !== 'title') return;
         this.inTitle = false;
         this.titleDone = true;
         this.keepTitle();
       },
       ontext: (start, end) => {
+        if (this.hidden === null && this.text.length < MAX_TEXT_CHARS) {
+          // Runs between inline tags (<b>, <a>) continue their words, as a browser shows them.
+          const run = this.slice(start, end);
+          const joined = this.wordBreak ? ` ${run}` : run;
+          this.wordBreak = false;
+          this.text += joined;
+          if (this.inH1 && this.h1Text.length < MAX_H1_LENGTH * 10) this.h1Text = (this.h1Text + joined).replace(/\s+/g, ' ');
+        }
         // Folded as it comes and cut at a fixed length, so that what is kept does not depend on how the
         // text was chunked; room for entities (MAX_TITLE_LENGTH applies once they are decoded).
         if (this.inTitle && this.titleText.length < MAX_RAW_TITLE_LENGTH) {
@@ -194,6 +249,10 @@ export class LinkExtractor {
   end(): ExtractedPage {
     this.tokenizer.end();
     if (this.inTitle && !this.titleDone) this.keepTitle();
+    if (this.inH1) this.keepH1();
+    const { words, simhash } = fingerprintText(decodeHTML(this.text.slice(0, MAX_TEXT_CHARS)));
+    this.page.words = words;
+    this.page.simhash = simhash;
     if (this.page.nofollowAll) {
       for (const link of this.page.links) {
         if (link.kind === 'alternate') continue;
@@ -226,6 +285,12 @@ export class LinkExtractor {
   private keepTitle(): void {
     const title = decodeHTML(this.titleText).replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
     this.page.title = title === '' ? null : title;
+  }
+
+  private keepH1(): void {
+    if (this.page.h1 !== null || this.page.h1Count !== 1) return;
+    const h1 = decodeHTML(this.h1Text).replace(/\s+/g, ' ').trim().slice(0, MAX_H1_LENGTH);
+    this.page.h1 = h1 === '' ? null : h1;
   }
 
   private add(kind: HtmlLinkKind, href: string, rel: number, hreflang: string | null = null): void {
@@ -312,19 +377,39 @@ export class LinkExtractor {
           if (url !== null) this.add('refresh', url, 0);
           return;
         }
-        if ((attributes.name ?? '').toLowerCase() !== 'robots') return;
+        const metaName = (attributes.name ?? '').trim().toLowerCase();
+        if (metaName === 'description') {
+          if (this.page.description === null) {
+            const description = (attributes.content ?? '').replace(/\s+/g, ' ').trim().slice(0, MAX_DESCRIPTION_LENGTH);
+            if (description !== '') this.page.description = description;
+          }
+          return;
+        }
+        if (metaName !== 'robots') return;
         const content = (attributes.content ?? '').toLowerCase();
         if (/(^|[\s,])(nofollow|none)($|[\s,])/.test(content)) this.page.nofollowAll = true;
+        if (/(^|[\s,])(noindex|none)($|[\s,])/.test(content)) this.page.noindex = true;
         return;
       }
+      case 'h1':
+        this.page.h1Count++;
+        if (this.page.h1Count === 1) this.inH1 = true;
+        return;
+      case 'style':
+      case 'template':
+        this.hidden ??= name;
+        return;
       case 'title':
         if (!this.titleDone) this.inTitle = true;
+        this.hidden ??= name;
         return;
       case 'script':
         this.page.scripts++;
+        this.hidden ??= name;
         return;
       case 'noscript':
         this.page.noscript = true;
+        this.hidden ??= name;
         return;
       default:
     }

@@ -29,6 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { buildConnector } from 'undici';
+import { REL_BITS } from '../store/store.js';
 import { Connections, DEFAULT_KEEP_ALIVE_HOSTS, type ConnectionCounters } from './connections.js';
 import { BodyDigest, bodyDigestLoaded, bodyDigestReady } from '../util/digest.js';
 import { ACCEPT_ENCODING, type ContentCoding, decoderStreams, decodingProblem, isDecodingError, looksGzipped, parseContentEncoding } from './decode.js';
@@ -137,6 +138,39 @@ export interface FetchResult {
   retryAfterMs: number | null;
   error: string | null;
   failure: FailureKind | null;
+  /** X-Robots-Tag's directives for every robot or for wga: ROBOTS_NOINDEX | ROBOTS_NOFOLLOW. */
+  robotsHeader: number;
+  /** Milliseconds from the request's start to its body read, for an answer; null without one. */
+  responseMs: number | null;
+}
+
+/** Bits of X-Robots-Tag and meta robots directives. */
+export const ROBOTS_NOINDEX = 1;
+export const ROBOTS_NOFOLLOW = 2;
+
+/**
+ * The bits of X-Robots-Tag header values: directives for all robots, or those after "wga:" (a
+ * user-agent prefix names one robot; directives after another robot's name are not ours).
+ */
+export function xRobotsBits(value: string | string[] | undefined): number {
+  if (value === undefined) return 0;
+  let bits = 0;
+  for (const line of Array.isArray(value) ? value : [value]) {
+    let ours = true;
+    for (const part of line.toLowerCase().split(',')) {
+      let directive = part.trim();
+      // "googlebot: noindex": the directives from here on are that robot's.
+      const named = /^([a-z0-9_-]+)\s*:\s*(.*)$/.exec(directive);
+      if (named !== null && !['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview'].includes(named[1]!)) {
+        ours = named[1] === 'wga';
+        directive = named[2]!.trim();
+      }
+      if (!ours) continue;
+      if (directive === 'noindex' || directive === 'none') bits |= ROBOTS_NOINDEX;
+      if (directive === 'nofollow' || directive === 'none') bits |= ROBOTS_NOFOLLOW;
+    }
+  }
+  return bits;
 }
 
 /** Which HTML pages' text a fetch keeps (FetcherOptions.keepHtml). */
@@ -217,7 +251,7 @@ function retryAfter(header: string | string[] | undefined): number | null {
 
 export const EMPTY_RESULT: FetchResult = {
   status: null, contentType: null, size: 0, wireSize: 0, encoding: [], page: null, sitemap: null, text: null, contentHash: null, etag: null,
-  lastModified: null, notModified: false, location: null, retryAfterMs: null, error: null, failure: null,
+  lastModified: null, notModified: false, location: null, retryAfterMs: null, error: null, failure: null, robotsHeader: 0, responseMs: null,
 };
 
 function failed(error: string, failure: FailureKind, partial: Partial<FetchResult> = {}): FetchResult {
@@ -407,6 +441,13 @@ export class Fetcher {
    * to `textLimit` bytes. With `validators`, the request is conditional.
    */
   async fetch(url: URL, mode: BodyMode = 'page', textLimit = 512 * 1024, validators: Validators | null = null): Promise<FetchResult> {
+    const startedAt = performance.now();
+    const result = await this.fetchTimed(url, mode, textLimit, validators);
+    if (result.status !== null) result.responseMs = performance.now() - startedAt;
+    return result;
+  }
+
+  private async fetchTimed(url: URL, mode: BodyMode, textLimit: number, validators: Validators | null): Promise<FetchResult> {
     if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
       const decision = this.rules.check(url.hostname);
       if (!decision.allowed) return failed(`excluded: ${decision.reason}`, 'excluded');
@@ -460,7 +501,7 @@ export class Fetcher {
       // Written out rather than spread from EMPTY_RESULT: built for every page.
       const base: FetchResult = {
         status, contentType, size: 0, wireSize: 0, encoding: [], page: null, sitemap: null, text: null, contentHash: null, etag: null, lastModified: null,
-        notModified: false, location: null, retryAfterMs: null, error: null, failure: null,
+        notModified: false, location: null, retryAfterMs: null, error: null, failure: null, robotsHeader: xRobotsBits(response.headers['x-robots-tag']), responseMs: null,
       };
       const body = response.body;
       const drain = (): Promise<number> => drainBody(body, keep, exchange);
@@ -517,6 +558,15 @@ export class Fetcher {
       }
       if (exchange !== null && read.cut) exchange.truncated = 'length';
       answered.page = read.page;
+      if (read.page !== null && (answered.robotsHeader & ROBOTS_NOFOLLOW) !== 0) {
+        // X-Robots-Tag: nofollow, as <meta name=robots content=nofollow>: every link is nofollow.
+        read.page.nofollowAll = true;
+        for (const link of read.page.links) {
+          if (link.kind === 'alternate') continue;
+          link.nofollow = true;
+          link.rel |= REL_BITS.nofollow;
+        }
+      }
       if (read.html !== undefined) answered.html = read.html;
       answered.sitemap = read.sitemap;
       answered.text = read.text;

@@ -30,7 +30,7 @@ import { type HostRenderReport, RenderPolicy } from './render-policy.js';
 import { DnsCache } from './dns-cache.js';
 import { type Host, HostTable, RobotsState, type Server, type SitemapTask } from './hosts.js';
 import { RobotsRules } from './robots.js';
-import { fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
+import { auditOf, fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
 import { type CompiledSettings, type CrawlSettings, dnsOptionsOf, ipDelayOf, perIpOf, renderConcurrencyOf } from './settings.js';
 import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
@@ -851,7 +851,11 @@ export abstract class PagePipeline {
       if (title !== null) record.title = title.replace(/\u0000/g, '\uFFFD');
       if (rendered.outcome === 'failed') this.counters.renderFailed++;
       else this.counters.rendered++;
-      if (rendered.page !== null) record.linksDropped = Math.max(record.linksDropped ?? 0, rendered.page.droppedLinks);
+      if (rendered.page !== null) {
+        record.linksDropped = Math.max(record.linksDropped ?? 0, rendered.page.droppedLinks);
+        // The audit reads the page as the browser made it (its head, headings and text), the answer's time and header as served.
+        record.audit = auditOf({ ...result, page: rendered.page });
+      }
     }
     // A page read again to be rendered was counted at its first read.
     if ((record.linksDropped ?? 0) > 0 && !this.rereading.has(id)) this.counters.pagesOverLinkCap++;

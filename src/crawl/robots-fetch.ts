@@ -3,8 +3,8 @@
  * crawl (shared-crawler.ts) do alike with a fetch: read a host's robots.txt
  * (RFC 9309) and turn a fetch's result into the record the store keeps.
  */
-import type { FetchRecord } from '../store/store.js';
-import type { FetchResult, Fetcher } from './fetcher.js';
+import type { FetchRecord, PageAudit } from '../store/store.js';
+import { type FetchResult, type Fetcher, ROBOTS_NOFOLLOW, ROBOTS_NOINDEX } from './fetcher.js';
 import { MAX_ROBOTS_BYTES, RobotsRules } from './robots.js';
 import { resolveUrl } from './url.js';
 
@@ -63,7 +63,31 @@ export function fetchRecordOf(result: FetchResult): FetchRecord {
     lastModified: ok && result.contentHash !== null ? safeHeader(result.lastModified) : null,
     notModified: result.notModified,
     linksDropped: result.page?.droppedLinks ?? 0,
+    audit: auditOf(result),
   };
+}
+
+/** What a site audit reads of an answer: its time, and of a page read its head and text (ExtractedPage). */
+export function auditOf(result: FetchResult): PageAudit | null {
+  if (result.status === null) return null;
+  const page = result.page;
+  const headerBits = result.robotsHeader;
+  if (page === null) return { description: null, h1: null, h1Count: null, robots: headerBits === 0 ? null : headerBits, words: null, simhash: null, responseMs: result.responseMs };
+  const metaBits = (page.noindex ? ROBOTS_NOINDEX : 0) | (page.nofollowAll ? ROBOTS_NOFOLLOW : 0);
+  return {
+    description: clean(page.description),
+    h1: clean(page.h1),
+    h1Count: page.h1Count,
+    robots: metaBits | headerBits,
+    words: page.words,
+    simhash: page.simhash,
+    responseMs: result.responseMs,
+  };
+}
+
+/** Crawled text for the store: NUL (which PostgreSQL refuses in text) replaced. */
+function clean(text: string | null): string | null {
+  return text === null ? null : text.replace(/\u0000/g, '\uFFFD');
 }
 
 /** A header value kept to be sent back: bounded, and only what a header may hold. */

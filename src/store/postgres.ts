@@ -45,6 +45,8 @@ import {
   linkFromRow,
   pageFromRow,
   runFromRow,
+  AUDIT_COLUMNS,
+  auditValues,
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, POSTGRES_MIGRATIONS } from './schema.js';
 import {
@@ -353,8 +355,9 @@ export class PostgresStore implements Store {
   async recordFetch(page: number, fetch: FetchRecord): Promise<void> {
     await this.pool.query(
       `UPDATE pages SET status = $1, content_type = $2, fetched_at = $3, size = $4, title = $5, fetch_error = $6,
-         wire_size = $8, etag = $9, last_modified = $10, content_hash = $11, rendered = $12, links_dropped = $13 WHERE id = $7`,
-      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped)],
+         wire_size = $8, etag = $9, last_modified = $10, content_hash = $11, rendered = $12, links_dropped = $13,
+         description = $14, h1 = $15, h1_count = $16, robots = $17, words = $18, simhash = $19, response_ms = $20 WHERE id = $7`,
+      [fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, page, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped), ...auditValues(fetch.audit)],
     );
   }
 
@@ -809,9 +812,12 @@ export async function recordFetches(
       await client.query(
         `UPDATE pages p SET status = f.status, content_type = f.content_type, fetched_at = f.fetched_at, size = f.size, title = f.title,
            fetch_error = f.fetch_error, fetch_seq = f.fetch_seq, wire_size = f.wire_size, etag = f.etag, last_modified = f.last_modified, content_hash = f.content_hash,
-           rendered = f.rendered, links_dropped = f.links_dropped
-         FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::int[])
-           AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash, rendered, links_dropped)
+           rendered = f.rendered, links_dropped = f.links_dropped, description = f.description, h1 = f.h1, h1_count = f.h1_count, robots = f.robots,
+           words = f.words, simhash = f.simhash, response_ms = f.response_ms
+         FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::int[],
+                     $15::text[], $16::text[], $17::int[], $18::smallint[], $19::int[], $20::text[], $21::real[])
+           AS f (id, status, content_type, fetched_at, size, title, fetch_error, fetch_seq, wire_size, etag, last_modified, content_hash, rendered, links_dropped,
+                 description, h1, h1_count, robots, words, simhash, response_ms)
          WHERE p.id = f.id`,
         [
           column(full, (f) => f.id), column(full, (f) => f.record.status), column(full, (f) => f.record.contentType),
@@ -820,6 +826,7 @@ export async function recordFetches(
           column(full, (f) => f.record.etag ?? null), column(full, (f) => f.record.lastModified ?? null), column(full, (f) => f.record.contentHash ?? null),
           column(full, (f) => renderCode(f.record.rendered)),
           column(full, (f) => droppedCode(f.record.linksDropped)),
+          ...AUDIT_COLUMNS.map((_, k) => column(full, (f) => auditValues(f.record.audit)[k]!)),
         ],
       );
     }

@@ -2,7 +2,7 @@
 import { hostOf, resolveUrl } from '../crawl/url.js';
 import { InputFormatError } from '../errors.js';
 import { LINK_KIND_NAMES, PAGE_ROLE_CODES, RENDER_CODES } from './schema.js';
-import { type FetchRecord, type LinkKind, type LinkRecord, type PageRecord, type PageRole, PAGE_ROLES, RENDER_OUTCOMES, type RenderOutcome, type RunRecord, type StoredCrawlPage, type VisitRecord, relTokens } from './store.js';
+import { type FetchRecord, type LinkKind, type PageAudit, type LinkRecord, type PageRecord, type PageRole, PAGE_ROLES, RENDER_OUTCOMES, type RenderOutcome, type RunRecord, type StoredCrawlPage, type VisitRecord, relTokens } from './store.js';
 
 /** Refuses URLs no database text column can hold (PostgreSQL rejects NUL characters). */
 export function checkStorableUrl(url: string, where: string): void {
@@ -39,9 +39,33 @@ export interface PageRow {
   role: number;
   rendered: number | null;
   links_dropped: number | null;
+  description?: string | null;
+  h1?: string | null;
+  h1_count?: number | null;
+  robots?: number | null;
+  words?: number | null;
+  simhash?: string | null;
+  response_ms?: number | null;
 }
 
-export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role, rendered, links_dropped';
+/** The audit columns (schema version 7), in the order auditValues gives them. */
+export const AUDIT_COLUMNS = ['description', 'h1', 'h1_count', 'robots', 'words', 'simhash', 'response_ms'] as const;
+
+/** The stored values of a record's audit fields, in AUDIT_COLUMNS order (nulls without them). */
+export function auditValues(audit: PageAudit | null | undefined): [string | null, string | null, number | null, number | null, number | null, string | null, number | null] {
+  if (audit === null || audit === undefined) return [null, null, null, null, null, null, null];
+  return [audit.description, audit.h1, audit.h1Count, audit.robots, audit.words, audit.simhash, audit.responseMs === null ? null : Math.round(audit.responseMs * 10) / 10];
+}
+
+function auditOfRow(row: PageRow): PageAudit | null {
+  if ((row.h1_count ?? null) === null && (row.response_ms ?? null) === null && (row.robots ?? null) === null) return null;
+  const n = (v: number | string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+  return {
+    description: row.description ?? null, h1: row.h1 ?? null, h1Count: n(row.h1_count), robots: n(row.robots), words: n(row.words), simhash: row.simhash ?? null, responseMs: n(row.response_ms),
+  };
+}
+
+export const PAGE_COLUMNS = 'id, url, url_key, host, status, content_type, fetched_at, size, title, fetch_error, depth, wire_size, etag, last_modified, content_hash, role, rendered, links_dropped, description, h1, h1_count, robots, words, simhash, response_ms';
 
 export function roleOf(code: number): PageRole {
   return PAGE_ROLES[Number(code)] ?? 'page';
@@ -81,6 +105,7 @@ export function pageFromRow(row: PageRow): PageRecord {
     role: roleOf(row.role),
     rendered: row.rendered === null || row.rendered === undefined ? null : (RENDER_OUTCOMES[Number(row.rendered) - 1] ?? null),
     linksDropped: row.links_dropped === null || row.links_dropped === undefined ? 0 : Number(row.links_dropped),
+    audit: auditOfRow(row),
   };
 }
 

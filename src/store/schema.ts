@@ -156,6 +156,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: 'origins whose /sitemap.xml was tried',
     statements: ['CREATE TABLE sitemap_probes (origin TEXT PRIMARY KEY, status INTEGER, probed_at REAL NOT NULL)'],
   },
+  {
+    version: 7,
+    description: 'what a site audit reads of a page: meta description, h1 headings, robots directives, words, text fingerprint, response time',
+    statements: [
+      'ALTER TABLE pages ADD COLUMN description TEXT',
+      'ALTER TABLE pages ADD COLUMN h1 TEXT',
+      'ALTER TABLE pages ADD COLUMN h1_count INTEGER',
+      'ALTER TABLE pages ADD COLUMN robots INTEGER',
+      'ALTER TABLE pages ADD COLUMN words INTEGER',
+      'ALTER TABLE pages ADD COLUMN simhash TEXT',
+      'ALTER TABLE pages ADD COLUMN response_ms REAL',
+    ],
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -273,5 +286,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 6,
     description: 'origins whose /sitemap.xml was tried',
     statements: ['CREATE TABLE sitemap_probes (origin TEXT PRIMARY KEY, status INTEGER, probed_at DOUBLE PRECISION NOT NULL)'],
+  },
+  {
+    version: 7,
+    description: 'what a site audit reads of a page: meta description, h1 headings, robots directives, words, text fingerprint, response time',
+    statements: [
+      'ALTER TABLE pages ADD COLUMN description TEXT',
+      'ALTER TABLE pages ADD COLUMN h1 TEXT',
+      'ALTER TABLE pages ADD COLUMN h1_count INTEGER',
+      'ALTER TABLE pages ADD COLUMN robots SMALLINT',
+      'ALTER TABLE pages ADD COLUMN words INTEGER',
+      'ALTER TABLE pages ADD COLUMN simhash TEXT',
+      'ALTER TABLE pages ADD COLUMN response_ms REAL',
+    ],
   },
 ];

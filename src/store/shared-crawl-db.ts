@@ -51,7 +51,7 @@ import { newPool } from './pg-config.js';
 import { inTransaction, linkColumns } from './postgres.js';
 import type { FetchRecord, NewLink, PageRole } from './store.js';
 import { CRAWL_STATE, StoreError } from './store.js';
-import { VISIT_COLUMNS, checkStorableUrl, liveOpicExpression, droppedCode, renderCode, roleCode, visitOf } from './records.js';
+import { AUDIT_COLUMNS, auditValues, VISIT_COLUMNS, checkStorableUrl, liveOpicExpression, droppedCode, renderCode, roleCode, visitOf } from './records.js';
 import { balance } from './shared-balance.js';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -532,12 +532,17 @@ export class SharedCrawlDb {
              content_hash = CASE WHEN u.fetched THEN u.content_hash ELSE p.content_hash END,
              rendered = CASE WHEN u.fetched THEN u.rendered ELSE p.rendered END,
              links_dropped = CASE WHEN u.fetched THEN u.links_dropped ELSE p.links_dropped END,
+             description = CASE WHEN u.fetched THEN u.description ELSE p.description END, h1 = CASE WHEN u.fetched THEN u.h1 ELSE p.h1 END,
+             h1_count = CASE WHEN u.fetched THEN u.h1_count ELSE p.h1_count END, robots = CASE WHEN u.fetched THEN u.robots ELSE p.robots END,
+             words = CASE WHEN u.fetched THEN u.words ELSE p.words END, simhash = CASE WHEN u.fetched THEN u.simhash ELSE p.simhash END,
+             response_ms = CASE WHEN u.fetched THEN u.response_ms ELSE p.response_ms END,
              cash = coalesce(u.cash, p.cash), history = coalesce(u.history, p.history), last_read = coalesce(u.last_read, p.last_read),
              reads = coalesce(u.reads, p.reads), seen_all = coalesce(u.seen_all, p.seen_all)
            FROM unnest($1::bigint[], $2::boolean[], $3::int[], $4::text[], $5::float8[], $6::bigint[], $7::text[], $8::text[],
-                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::smallint[], $19::int[])
+                       $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::float8[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::smallint[], $19::int[],
+                       $20::text[], $21::text[], $22::int[], $23::smallint[], $24::int[], $25::text[], $26::real[])
              AS u (id, fetched, status, content_type, fetched_at, size, title, fetch_error, cash, history, last_read, reads, seen_all,
-                   wire_size, etag, last_modified, content_hash, rendered, links_dropped)
+                   wire_size, etag, last_modified, content_hash, rendered, links_dropped, description, h1, h1_count, robots, words, simhash, response_ms)
            WHERE p.id = u.id`,
           [
             u.map(([id]) => id), u.map(([, x]) => x.fetch !== null),
@@ -546,6 +551,7 @@ export class SharedCrawlDb {
             f((r) => r.wireSize ?? null), f((r) => r.etag ?? null), f((r) => r.lastModified ?? null), f((r) => r.contentHash ?? null),
             f((r) => renderCode(r.rendered)),
             f((r) => droppedCode(r.linksDropped)),
+            ...AUDIT_COLUMNS.map((_, k) => f((r) => auditValues(r.audit)[k]!)),
           ],
         );
       }

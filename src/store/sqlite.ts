@@ -39,6 +39,7 @@ import {
   linkFromRow,
   pageFromRow,
   runFromRow,
+  auditValues,
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import {
@@ -283,9 +284,10 @@ export class SqliteStore implements Store {
     this.db
       .prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ?,
+           description = ?, h1 = ?, h1_count = ?, robots = ?, words = ?, simhash = ?, response_ms = ? WHERE id = ?`,
       )
-      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped), page);
+      .run(fetch.status, fetch.contentType, fetch.fetchedAt, fetch.size, fetch.title, fetch.error, fetch.wireSize ?? null, fetch.etag ?? null, fetch.lastModified ?? null, fetch.contentHash ?? null, renderCode(fetch.rendered), droppedCode(fetch.linksDropped), ...auditValues(fetch.audit), page);
   }
 
   async addLinks(links: readonly NewLink[]): Promise<number> {
@@ -469,7 +471,8 @@ export class SqliteStore implements Store {
       ),
       recordFetch: this.db.prepare(
         `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ? WHERE id = ?`,
+           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ?,
+           description = ?, h1 = ?, h1_count = ?, robots = ?, words = ?, simhash = ?, response_ms = ? WHERE id = ?`,
       ),
       recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
       before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
@@ -509,7 +512,7 @@ export class SqliteStore implements Store {
         for (const { id, fetchSeq, record: r, first } of batch.fetches) {
           visits.push({ id, visit: visitOf(r, first === true ? undefined : (st.before.get(id) as PriorAnswer | undefined)) });
           if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
-          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), droppedCode(r.linksDropped), id);
+          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), droppedCode(r.linksDropped), ...auditValues(r.audit), id);
         }
         const replaced = new Map<number, Array<[number, number]>>();
         for (const source of batch.replaceLinksOf) {

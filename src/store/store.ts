@@ -97,6 +97,26 @@ export interface PageRecord {
   rendered: RenderOutcome | null;
   /** Links to targets past --max-links-per-page that were not kept (0: none). */
   linksDropped: number;
+  /** What a site audit reads of its last answer (store version 7 on); null when none was recorded. */
+  audit: PageAudit | null;
+}
+
+/**
+ * What a site audit reads of an answer (analysis/audit.ts): its response time, and of an HTML page
+ * its meta description, h1 headings, robots directives, word count and text fingerprint.
+ */
+export interface PageAudit {
+  description: string | null;
+  h1: string | null;
+  /** null: not an HTML page read. */
+  h1Count: number | null;
+  /** ROBOTS_NOINDEX | ROBOTS_NOFOLLOW (fetcher.ts), from meta robots and X-Robots-Tag; null: not read. */
+  robots: number | null;
+  words: number | null;
+  /** 64-bit SimHash of the visible text, 16 hexadecimal digits (text-fingerprint.ts). */
+  simhash: string | null;
+  /** Milliseconds from the request to its body read. */
+  responseMs: number | null;
 }
 
 export interface LinkRecord {
@@ -147,6 +167,8 @@ export interface FetchRecord {
   rendered?: RenderOutcome | null;
   /** Links to targets past --max-links-per-page that were not kept. */
   linksDropped?: number;
+  /** What a site audit reads of the answer. */
+  audit?: PageAudit | null;
 }
 
 /** One fetch of a page, as its visit history keeps it (`wga changes`). */

@@ -1,0 +1,76 @@
+/** `wga audit`: the site audit of a store (app/audit.ts), as a table or JSON. */
+import type { Command } from 'commander';
+import type { AuditFinding } from '../../analysis/audit.js';
+import { auditChecksOption, auditStore } from '../../app/audit.js';
+import { withStore } from '../../app/graph-source.js';
+import { OptionError } from '../../errors.js';
+import { count, print, printJson, safeLabel, seconds } from '../output.js';
+import { integerOption } from '../values.js';
+
+interface AuditCliOptions {
+  db?: string;
+  json?: boolean;
+  check?: string;
+  maxDepthOk?: string;
+  slowMs?: string;
+  nearBits?: string;
+  limit?: string;
+}
+
+/** A finding's evidence in one line: its fields but the URL, lists shortened. */
+function evidence(finding: AuditFinding): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(finding)) {
+    if (key === 'url' || value === null || value === undefined || value === false) continue;
+    if (key === 'linkers' && Array.isArray(value)) {
+      const urls = (value as Array<{ url: string; kind: string }>).map((l) => (l.kind === 'anchor' ? l.url : `${l.url} (${l.kind})`));
+      parts.push(urls.length === 0 ? 'linked from no page' : `linked from ${urls.slice(0, 3).map((u) => safeLabel(u, 80)).join(', ')}${urls.length > 3 ? ` and ${count(urls.length - 3)} more` : ''}`);
+    } else if (key === 'hops' && Array.isArray(value)) {
+      parts.push((value as Array<{ url: string; answer: string }>).map((h) => `${safeLabel(h.url, 60)} [${safeLabel(h.answer, 40)}]`).join(' -> '));
+    } else if (key === 'others' && Array.isArray(value)) {
+      parts.push(`with ${(value as string[]).slice(0, 2).map((u) => safeLabel(u, 60)).join(', ')}${value.length > 2 ? ` and ${count(value.length - 2)} more` : ''}`);
+    } else if (value === true) parts.push(key);
+    else parts.push(`${key} ${safeLabel(String(value), 80)}`);
+  }
+  return parts.join('; ');
+}
+
+export function registerAudit(program: Command): void {
+  program
+    .command('audit')
+    .description("a site audit of a crawl's store: broken links, redirect chains, titles, descriptions, headings, noindex, canonicals, orphans, sitemap gaps, duplicates, deep and slow pages")
+    .option('--db <store>', 'the store: a SQLite file or a postgres:// URL')
+    .option('--check <ids>', 'only these checks, comma-separated (default: all; see docs/audit.md)')
+    .option('--max-depth-ok <n>', 'pages more clicks than this from the seeds are deep (default: 3)')
+    .option('--slow-ms <ms>', 'pages answering slower than this are slow (default: 1000)')
+    .option('--near-bits <n>', 'texts whose 64-bit SimHashes differ in at most this many bits are near-duplicates (default: 7)')
+    .option('--limit <n>', 'pages listed per check in the table (default: 10; --json lists all)')
+    .option('--json', 'print one JSON document with every page of every check')
+    .action(async (options: AuditCliOptions) => {
+      if (options.db === undefined) throw new OptionError('--db', 'give the store to audit: --db FILE.sqlite or --db postgres://...');
+      const checks = auditChecksOption(options.check);
+      const settings = {
+        maxDepthOk: integerOption('--max-depth-ok', options.maxDepthOk, 3, 0),
+        slowMs: integerOption('--slow-ms', options.slowMs, 1000, 0),
+        nearBits: integerOption('--near-bits', options.nearBits, 7, 0),
+        ...(checks === undefined ? {} : { checks }),
+      };
+      if (settings.nearBits > 16) throw new OptionError('--near-bits', `expected at most 16 bits of 64, got ${settings.nearBits}`);
+      const limit = integerOption('--limit', options.limit, 10, 1);
+      const report = await withStore(options.db, (store) => auditStore(store, settings));
+      if (options.json === true) {
+        printJson(report);
+        return;
+      }
+      print(`audit of ${report.store}: ${count(report.pages)} pages, ${count(report.links)} links, in ${seconds(report.seconds)}`);
+      for (const check of report.checks) {
+        const head = check.unavailable !== undefined ? `not checked: ${check.unavailable}` : `${count(check.count)} page${check.count === 1 ? '' : 's'}`;
+        print(`\n${check.id}: ${head}  (${check.title})`);
+        for (const finding of check.pages.slice(0, limit)) {
+          const detail = evidence(finding);
+          print(`  ${safeLabel(finding.url)}${detail === '' ? '' : `  ${detail}`}`);
+        }
+        if (check.pages.length > limit) print(`  ... and ${count(check.pages.length - limit)} more (--limit, --json)`);
+      }
+    });
+}
