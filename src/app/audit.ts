@@ -29,13 +29,13 @@ export interface AuditJson {
 }
 
 /** --check ID,...: ids among AUDIT_CHECKS. */
-export function auditChecksOption(text: string | undefined): AuditCheckId[] | undefined {
+export function auditChecksOption(text: string | undefined, name = '--check'): AuditCheckId[] | undefined {
   if (text === undefined) return undefined;
   const ids = text.split(',').map((t) => t.trim()).filter((t) => t !== '');
   for (const id of ids) {
-    if (!AUDIT_CHECKS.includes(id as AuditCheckId)) throw new OptionError('--check', `unknown check '${id.slice(0, 60)}': expected ids among ${AUDIT_CHECKS.join(', ')}`);
+    if (!AUDIT_CHECKS.includes(id as AuditCheckId)) throw new OptionError(name, `unknown check '${id.slice(0, 60)}': expected ids among ${AUDIT_CHECKS.join(', ')}`);
   }
-  if (ids.length === 0) throw new OptionError('--check', 'expected one check id or more');
+  if (ids.length === 0) throw new OptionError(name, 'expected one check id or more');
   return ids as AuditCheckId[];
 }
 

@@ -9,7 +9,7 @@ import { ExitCode, InputFormatError, OptionError, WgaError } from '../errors.js'
 import { STATUS_CLASSES, type StatusClass } from '../store/records.js';
 import { liveTop } from './live-rank.js';
 import { groupNodes } from '../graph/hosts.js';
-import { CRAWL_STATE, type LinkRecord, type PageRole, type RenderOutcome, type RunRecord, type Store } from '../store/store.js';
+import { CRAWL_STATE, type LinkRecord, type PageAudit, type PageRole, type RenderOutcome, type RunRecord, type Store } from '../store/store.js';
 import { changeRate } from './changes.js';
 import { refuseWhileCrawling } from './crawl-guard.js';
 
@@ -74,6 +74,8 @@ export interface PageJson {
   rendered: RenderOutcome | null;
   /** Links to targets past --max-links-per-page that were not kept (0: none). */
   linksDropped: number;
+  /** What the site audit reads of its last answer (docs/audit.md); null before store version 7. */
+  audit: PageAudit | null;
   /** The page's visits, latest first (at most 20), and its estimated changes per day (null before two visits). */
   visits: Array<{ fetchedAt: string; status: number | null; changed: boolean | null; notModified: boolean; linksAdded: number; linksRemoved: number }>;
   changeRate: number | null;
@@ -136,6 +138,7 @@ export async function pageDetail(store: Store, url: string, paging: { offset?: n
     contentHash: page.contentHash,
     rendered: page.rendered,
     linksDropped: page.linksDropped,
+    audit: page.audit,
     visits: visits
       .slice(-20)
       .reverse()

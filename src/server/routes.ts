@@ -3,6 +3,7 @@
  * each route checks its parameters, calls one use case and sends its plain data as JSON, so the
  * API answers what the CLI's --json prints for the same store.
  */
+import { auditChecksOption, auditStore } from '../app/audit.js';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -265,6 +266,12 @@ export function buildRoutes(server: ServerContext): Hono {
     const limit = integer(c, 'limit', 100, 1, 10_000);
     const offset = integer(c, 'offset', 0, 0);
     return c.json(await pagesByStatus(server.store, { status, linkers: flag(c, 'linkers'), limit, offset, linkersLimit: integer(c, 'linkersLimit', 20, 0, 1000) }));
+  });
+
+  app.get('/api/audit', async (c) => {
+    const checks = auditChecksOption(query(c, 'check'), 'check');
+    const settings = { maxDepthOk: integer(c, 'maxDepthOk', 3, 0), slowMs: integer(c, 'slowMs', 1000, 0), nearBits: integer(c, 'nearBits', 7, 0, 16), ...(checks === undefined ? {} : { checks }) };
+    return c.json(await auditStore(server.store, settings));
   });
 
   app.get('/api/changes', async (c) => {

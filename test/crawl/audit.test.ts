@@ -5,6 +5,7 @@
  * word in 400 are near-duplicates, pages sharing nothing are not (precision and recall 1).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AUDIT_CHECKS, DEFAULT_AUDIT_OPTIONS } from '../../src/analysis/audit.js';
@@ -73,6 +74,18 @@ describe('wga audit on a site with planted problems', () => {
       const table = await runCli(['audit', '--db', db]);
       assert.equal(table.code, 0, table.stderr);
       for (const id of AUDIT_CHECKS) assert.match(table.stdout, new RegExp(`^${id}: `, 'm'));
+      // --csv: every page of every check, read back by Python's csv module.
+      const csvFile = join(dir.path, 'audit.csv');
+      const csv = await runCli(['audit', '--db', db, '--csv', csvFile, '--check', 'broken-links,redirect-chains']);
+      assert.equal(csv.code, 0, csv.stderr);
+      const python = spawnSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1], newline="")))))', csvFile], { encoding: 'utf8' });
+      assert.equal(python.status, 0, python.stderr);
+      const read = JSON.parse(python.stdout) as Array<{ check: string; url: string; evidence: string }>;
+      assert.deepEqual(read.map((r) => `${r.check} ${r.url.slice(site.origin.length)}`), [...site.planted['broken-links']!.map((p) => `broken-links ${p}`), ...site.planted['redirect-chains']!.map((p) => `redirect-chains ${p}`)]);
+      assert.match(read.find((r) => r.url.endsWith('/missing'))!.evidence, /linked from .*\/a$/);
+      const unwritable = await runCli(['audit', '--db', db, '--csv', join(dir.path, 'no-such-dir', 'x.csv')]);
+      assert.equal(unwritable.code, 1);
+      assert.match(unwritable.stderr, /x\.csv: cannot write the CSV file \(--csv\): ENOENT/);
       const bad = await runCli(['audit', '--db', db, '--check', 'broken-links,typo']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--check: unknown check 'typo'/);

@@ -330,6 +330,25 @@ if (missing !== null) {
       }
     });
 
+    it("shows the site audit as wga audit counts it, and a check's pages linking to their page view", async () => {
+      await page.goto(`${server.origin}/audit`);
+      await page.waitForSelector('[data-audit] table');
+      const rows = await tableRows(page, '[data-audit]');
+      const audit = await wgaJson<{ checks: Array<{ id: string; count: number; unavailable?: string }> }>(['audit', '--db', db]);
+      assert.deepEqual(rows.map((r) => r[0]), audit.checks.map((c) => c.id));
+      assert.deepEqual(rows.map((r) => (r[1] === 'not recorded' ? -1 : Number(r[1]!.replace(/,/g, '')))), audit.checks.map((c) => (c.unavailable === undefined ? c.count : -1)));
+      const broken = audit.checks.find((c) => c.id === 'broken-links')!;
+      assert.ok(broken.count > 0, 'the demo site has broken links');
+      await page.click('a[data-check=broken-links]');
+      await page.waitForSelector('[data-audit-check=broken-links] table');
+      const pages = await tableRows(page, '[data-audit-check=broken-links]');
+      assert.equal(pages.length, Math.min(broken.count, 500));
+      assert.ok(pages.every((r) => /linked from|no page/.test(r[1]!)), 'each broken page with the pages linking to it');
+      await page.click('[data-audit-check=broken-links] tbody tr:first-child td:first-child a');
+      await page.waitForSelector('[data-page-title]');
+      assert.equal(await page.getAttribute('a[data-tab=pages]', 'aria-current'), 'page');
+    });
+
     it('shows what changed in the crawl session, as wga changes reports it, and the visits of a page', async () => {
       await page.goto(`${server.origin}/changes`);
       await page.waitForSelector('[data-changes] table');

@@ -162,6 +162,17 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       assert.equal(lines[0]!.split('\t')[0], HOME);
     });
 
+    it('answers the site audit as `wga audit --json`, and a bad check id with a 400 naming the parameter', async () => {
+      const api = await get('api/audit?check=broken-links,deep&maxDepthOk=2');
+      assert.equal(api.status, 200);
+      const { seconds: _a, ...fromApi } = api.body as Json;
+      const { seconds: _b, ...fromCli } = await cli(['audit', '--check', 'broken-links,deep', '--max-depth-ok', '2', '--json', '--db', db]);
+      assert.deepEqual(fromApi, fromCli);
+      assert.deepEqual(((api.body as Json)['checks'] as Json[]).map((c) => c['id']), ['broken-links', 'deep']);
+      const bad = await get('api/audit?check=nope');
+      assertJsonError(bad.status, bad.body as Json, 400, 'check');
+    });
+
     it('answers scc, levels and degrees as the CLI does', async () => {
       const sccApi = await get(`api/scc?root=${encodeURIComponent(HOME)}&top=5`);
       assert.deepEqual(untimed(sccApi.body), untimed(await cli(['scc', '--root', HOME, '--top', '5', '--db', db])));

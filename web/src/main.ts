@@ -7,6 +7,7 @@ import './style.css';
 import { api } from './api.js';
 import { formatCount, h, replace, routeLink } from './dom.js';
 import { type Route, startRouter } from './router.js';
+import { auditView } from './views/audit.js';
 import { changesView } from './views/changes.js';
 import { crawlView } from './views/crawl.js';
 import { dataView } from './views/data.js';
@@ -24,6 +25,7 @@ const ROUTES: Route[] = [
   { path: '/pages', title: 'Pages', view: searchView, tab: 'pages' },
   { path: '/search', title: 'Search', view: searchView, tab: 'pages' },
   { path: '/page', title: 'Page', view: pageView, tab: 'pages' },
+  { path: '/audit', title: 'Audit', view: auditView, tab: 'audit' },
   { path: '/graph', title: 'Graph', view: graphView, tab: 'graph' },
   { path: '/data', title: 'Data', view: dataView, tab: 'data' },
   { path: '/not-found', title: 'Not found', view: notFoundView, tab: '' },
@@ -33,6 +35,7 @@ const TABS: Array<[string, string, string]> = [
   ['crawl', '/crawl', 'Crawl'],
   ['rank', '/rank', 'Rank'],
   ['pages', '/pages', 'Pages'],
+  ['audit', '/audit', 'Audit'],
   ['graph', '/graph', 'Graph'],
   ['data', '/data', 'Data'],
 ];

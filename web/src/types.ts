@@ -298,3 +298,18 @@ export interface DirectoryNode {
 export interface DirectoryTree extends DirectoryNode {
   truncated: boolean;
 }
+
+/** One page a check found, with its evidence (docs/audit.md). */
+export interface AuditFinding {
+  url: string;
+  [evidence: string]: unknown;
+}
+
+/** GET /api/audit. */
+export interface AuditReport {
+  store: string;
+  pages: number;
+  links: number;
+  checks: Array<{ id: string; title: string; count: number; pages: AuditFinding[]; unavailable?: string }>;
+  seconds: number;
+}

@@ -1,13 +1,16 @@
 /** `wga audit`: the site audit of a store (app/audit.ts), as a table or JSON. */
 import type { Command } from 'commander';
+import { stringify } from 'csv-stringify/sync';
 import type { AuditFinding } from '../../analysis/audit.js';
 import { auditChecksOption, auditStore } from '../../app/audit.js';
 import { withStore } from '../../app/graph-source.js';
-import { OptionError } from '../../errors.js';
+import { FileNotFoundError, OptionError } from '../../errors.js';
+import { writeFileSync } from 'node:fs';
 import { count, print, printJson, safeLabel, seconds } from '../output.js';
 import { integerOption } from '../values.js';
 
 interface AuditCliOptions {
+  csv?: string;
   db?: string;
   json?: boolean;
   check?: string;
@@ -17,20 +20,23 @@ interface AuditCliOptions {
   limit?: string;
 }
 
-/** A finding's evidence in one line: its fields but the URL, lists shortened. */
-function evidence(finding: AuditFinding): string {
+/** A finding's evidence in one line: its fields but the URL, lists shortened (`whole`: every item, unescaped for CSV). */
+function evidence(finding: AuditFinding, whole = false): string {
+  const label = whole ? (text: string): string => text : (text: string, max?: number): string => safeLabel(text, max);
   const parts: string[] = [];
   for (const [key, value] of Object.entries(finding)) {
     if (key === 'url' || value === null || value === undefined || value === false) continue;
     if (key === 'linkers' && Array.isArray(value)) {
       const urls = (value as Array<{ url: string; kind: string }>).map((l) => (l.kind === 'anchor' ? l.url : `${l.url} (${l.kind})`));
-      parts.push(urls.length === 0 ? 'linked from no page' : `linked from ${urls.slice(0, 3).map((u) => safeLabel(u, 80)).join(', ')}${urls.length > 3 ? ` and ${count(urls.length - 3)} more` : ''}`);
+      const shown = whole ? urls : urls.slice(0, 3);
+      parts.push(urls.length === 0 ? 'linked from no page' : `linked from ${shown.map((u) => label(u, 80)).join(', ')}${urls.length > shown.length ? ` and ${count(urls.length - shown.length)} more` : ''}`);
     } else if (key === 'hops' && Array.isArray(value)) {
-      parts.push((value as Array<{ url: string; answer: string }>).map((h) => `${safeLabel(h.url, 60)} [${safeLabel(h.answer, 40)}]`).join(' -> '));
+      parts.push((value as Array<{ url: string; answer: string }>).map((h) => `${label(h.url, 60)} [${label(h.answer, 40)}]`).join(' -> '));
     } else if (key === 'others' && Array.isArray(value)) {
-      parts.push(`with ${(value as string[]).slice(0, 2).map((u) => safeLabel(u, 60)).join(', ')}${value.length > 2 ? ` and ${count(value.length - 2)} more` : ''}`);
+      const shown = whole ? (value as string[]) : (value as string[]).slice(0, 2);
+      parts.push(`with ${shown.map((u) => label(u, 60)).join(', ')}${value.length > shown.length ? ` and ${count(value.length - shown.length)} more` : ''}`);
     } else if (value === true) parts.push(key);
-    else parts.push(`${key} ${safeLabel(String(value), 80)}`);
+    else parts.push(`${key} ${label(String(value), 80)}`);
   }
   return parts.join('; ');
 }
@@ -46,6 +52,7 @@ export function registerAudit(program: Command): void {
     .option('--near-bits <n>', 'texts whose 64-bit SimHashes differ in at most this many bits are near-duplicates (default: 7)')
     .option('--limit <n>', 'pages listed per check in the table (default: 10; --json lists all)')
     .option('--json', 'print one JSON document with every page of every check')
+    .option('--csv <file>', 'also write every page of every check to a CSV file: check, url, evidence (- for standard output)')
     .action(async (options: AuditCliOptions) => {
       if (options.db === undefined) throw new OptionError('--db', 'give the store to audit: --db FILE.sqlite or --db postgres://...');
       const checks = auditChecksOption(options.check);
@@ -58,6 +65,19 @@ export function registerAudit(program: Command): void {
       if (settings.nearBits > 16) throw new OptionError('--near-bits', `expected at most 16 bits of 64, got ${settings.nearBits}`);
       const limit = integerOption('--limit', options.limit, 10, 1);
       const report = await withStore(options.db, (store) => auditStore(store, settings));
+      if (options.csv !== undefined) {
+        const rows = report.checks.flatMap((check) => check.pages.map((finding) => [check.id, finding.url, evidence(finding, true)]));
+        const text = stringify(rows, { header: true, columns: ['check', 'url', 'evidence'] });
+        if (options.csv === '-') {
+          process.stdout.write(text);
+          return;
+        }
+        try {
+          writeFileSync(options.csv, text);
+        } catch (error) {
+          throw new FileNotFoundError(options.csv, `cannot write the CSV file (--csv): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+      }
       if (options.json === true) {
         printJson(report);
         return;
