@@ -106,15 +106,21 @@ export async function crawlView(root: HTMLElement): Promise<() => void> {
   const form = h(
     'form',
     { class: 'panel crawl-form', novalidate: true },
-    h('h2', undefined, 'Crawl settings'),
+    h('h2', undefined, 'Crawl'),
     group('Seeds', fields.seeds!),
-    group('Scope', fields.scope!),
-    group('Limits', fields.limits!, true),
-    group('Politeness', fields.politeness!, true),
-    foldedGroup('Order and importance', fields.strategy!, true),
-    foldedGroup('Addresses and countries', fields.addresses!),
     h('div', { class: 'actions' }, start, resume, stop),
     message,
+    // A first crawl needs a URL and Start; the options wait in a panel closed by default (opened when one holds a value).
+    h(
+      'details',
+      { class: 'group options', 'data-group': 'Options' },
+      h('summary', undefined, 'Options: scope, limits, politeness, order, addresses'),
+      group('Scope', fields.scope!),
+      group('Limits', fields.limits!, true),
+      group('Politeness', fields.politeness!, true),
+      foldedGroup('Order and importance', fields.strategy!, true),
+      foldedGroup('Addresses and countries', fields.addresses!),
+    ),
   );
 
   const counters = new Map<string, HTMLElement>();
