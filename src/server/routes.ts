@@ -4,6 +4,8 @@
  * API answers what the CLI's --json prints for the same store.
  */
 import { auditChecksOption, auditStore } from '../app/audit.js';
+import { PAGE_TABLE_COLUMNS, type PageTableColumn, loadPagesTable, pageTableColumn, queryPagesTable } from '../app/pages-table.js';
+import { stringify } from 'csv-stringify/sync';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -266,6 +268,27 @@ export function buildRoutes(server: ServerContext): Hono {
     const limit = integer(c, 'limit', 100, 1, 10_000);
     const offset = integer(c, 'offset', 0, 0);
     return c.json(await pagesByStatus(server.store, { status, linkers: flag(c, 'linkers'), limit, offset, linkersLimit: integer(c, 'linkersLimit', 20, 0, 1000) }));
+  });
+
+  app.get('/api/pages-table', async (c) => {
+    const sort = pageTableColumn('sort', query(c, 'sort') ?? 'url');
+    const order = query(c, 'order') ?? 'asc';
+    if (order !== 'asc' && order !== 'desc') throw new OptionError('order', `expected asc or desc, got '${order.slice(0, 20)}'`);
+    const filters: Partial<Record<PageTableColumn, string>> = {};
+    for (const [name, value] of Object.entries(c.req.queries())) {
+      if (!name.startsWith('filter.')) continue;
+      filters[pageTableColumn(name, name.slice('filter.'.length))] = value[0] ?? '';
+    }
+    const csv = query(c, 'format') === 'csv';
+    const table = await server.cache.memo('pages-table', () => loadPagesTable(server.store));
+    const request = { sort, descending: order === 'desc', filters, offset: csv ? 0 : integer(c, 'offset', 0, 0), limit: csv ? Number.MAX_SAFE_INTEGER : integer(c, 'limit', 100, 1, 10_000) };
+    const started = performance.now();
+    const answer = queryPagesTable(table, request);
+    if (csv) {
+      c.header('Content-Disposition', 'attachment; filename="wga-pages.csv"');
+      return c.body(stringify(answer.rows, { header: true, columns: [...PAGE_TABLE_COLUMNS] }), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+    }
+    return c.json({ columns: PAGE_TABLE_COLUMNS, runs: table.runs, total: answer.total, offset: request.offset, rows: answer.rows, ms: performance.now() - started });
   });
 
   app.get('/api/audit', async (c) => {

@@ -290,8 +290,36 @@ if (missing !== null) {
       assert.equal(rows.find((r) => r[0] === 'Spearman')![1], cli.spearman.toFixed(4));
     });
 
-    it('searches pages by URL and follows their links to other pages', async () => {
+    it('lists every page in the Pages table, sorted and filtered on the server as the store says, and exports it as CSV', async () => {
       await page.goto(`${server.origin}/pages`);
+      await page.waitForSelector('[data-pages-table] table');
+      const counts = await wgaJson<{ pages: number }>(['audit', '--db', db, '--check', 'slow']);
+      assert.equal(Number(await page.getAttribute('[data-pages-total]', 'data-pages-total')), counts.pages);
+      // Sort by links in, most first: the first row is the page with the most in-links of the store.
+      await page.click('th[data-sort=inLinks]');
+      await page.waitForURL(/sort=inLinks&order=desc/);
+      await page.waitForSelector('th[data-sort=inLinks][aria-sort=descending]');
+      const header = await page.$$eval('[data-pages-table] thead tr:first-child th', (cells) => cells.map((c) => c.getAttribute('data-sort')));
+      const inAt = header.indexOf('inLinks');
+      const sorted = await tableRows(page, '[data-pages-table]');
+      const values = sorted.map((r) => Number(r[inAt]!.replace(/,/g, '')));
+      assert.deepEqual(values, [...values].sort((a, b) => b - a));
+      const degrees = await wgaJson<{ topIn: Array<{ degree: number }> }>(['degrees', '--db', db, '--top', '1']);
+      assert.equal(values[0], degrees.topIn[0]!.degree);
+      // Filter the status column to the broken pages: as many as wga pages lists.
+      await page.fill('input[name="filter.status"]', '4xx');
+      await page.press('input[name="filter.status"]', 'Enter');
+      await page.waitForURL(/filter.status=4xx/);
+      await page.waitForSelector('[data-pages-table] table');
+      const broken = await wgaJson<{ total: number }>(['pages', '--db', db, '--status', '4xx']);
+      assert.equal(Number(await page.getAttribute('[data-pages-total]', 'data-pages-total')), broken.total);
+      const csvUrl = await page.getAttribute('[data-pages-csv]', 'href');
+      const csv = await (await fetch(new URL(csvUrl!, server.origin))).text();
+      assert.equal(csv.trim().split('\n').length, broken.total + 1, 'a header and one line per page shown');
+    });
+
+    it('searches pages by URL and follows their links to other pages', async () => {
+      await page.goto(`${server.origin}/search`);
       await page.fill('input[name=q]', '/p/1');
       await page.press('input[name=q]', 'Enter');
       await page.waitForURL(/\/search\?q=%2Fp%2F1$/);

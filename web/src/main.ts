@@ -14,6 +14,7 @@ import { dataView } from './views/data.js';
 import { graphView } from './views/graph.js';
 import { notFoundView } from './views/not-found.js';
 import { pageView } from './views/page.js';
+import { pagesTableView } from './views/pages-table.js';
 import { rankView } from './views/rank.js';
 import { searchView } from './views/search.js';
 import type { Info } from './types.js';
@@ -22,7 +23,7 @@ const ROUTES: Route[] = [
   { path: '/crawl', title: 'Crawl', view: crawlView, tab: 'crawl' },
   { path: '/changes', title: 'Changes', view: changesView, tab: 'crawl' },
   { path: '/rank', title: 'Rank', view: rankView, tab: 'rank' },
-  { path: '/pages', title: 'Pages', view: searchView, tab: 'pages' },
+  { path: '/pages', title: 'Pages', view: pagesTableView, tab: 'pages' },
   { path: '/search', title: 'Search', view: searchView, tab: 'pages' },
   { path: '/page', title: 'Page', view: pageView, tab: 'pages' },
   { path: '/audit', title: 'Audit', view: auditView, tab: 'audit' },

@@ -313,3 +313,13 @@ export interface AuditReport {
   checks: Array<{ id: string; title: string; count: number; pages: AuditFinding[]; unavailable?: string }>;
   seconds: number;
 }
+
+/** GET /api/pages-table. */
+export interface PagesTableAnswer {
+  columns: string[];
+  runs: { pagerank: number | null; opic: number | null };
+  total: number;
+  offset: number;
+  rows: Array<Record<string, string | number | null>>;
+  ms: number;
+}
