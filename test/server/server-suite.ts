@@ -162,6 +162,25 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
       assert.equal(lines[0]!.split('\t')[0], HOME);
     });
 
+    it('answers the pages table sorted and filtered, every page once, and a bad filter with a 400 naming it', async () => {
+      const all = (await get('api/pages-table?sort=inLinks&order=desc&limit=10000')).body as Json;
+      const rows = all['rows'] as Json[];
+      const stats = await cli(['stats', '--db', db]);
+      assert.equal(all['total'], stats['nodes']);
+      assert.equal(new Set(rows.map((r) => r['url'])).size, rows.length);
+      const inLinks = rows.map((r) => r['inLinks'] as number);
+      assert.deepEqual(inLinks, [...inLinks].sort((a, b) => b - a));
+      const degrees = await cli(['degrees', '--top', '1', '--db', db]);
+      assert.equal(inLinks[0], ((degrees['topIn'] as Json[])[0]!)['degree']);
+      assert.equal(inLinks.reduce((a, b) => a + b, 0), stats['edges']);
+      const deep = (await get('api/pages-table?filter.inLinks=>=10&sort=url&limit=5')).body as Json;
+      assert.equal(deep['total'], inLinks.filter((n) => n >= 10).length);
+      const bad = await get('api/pages-table?filter.inLinks=many');
+      assertJsonError(bad.status, bad.body as Json, 400, 'filter.inLinks');
+      const badSort = await get('api/pages-table?sort=nope');
+      assertJsonError(badSort.status, badSort.body as Json, 400, 'sort');
+    });
+
     it('answers the site audit as `wga audit --json`, and a bad check id with a 400 naming the parameter', async () => {
       const api = await get('api/audit?check=broken-links,deep&maxDepthOk=2');
       assert.equal(api.status, 200);
