@@ -86,6 +86,23 @@ describe('wga audit on a site with planted problems', () => {
       const unwritable = await runCli(['audit', '--db', db, '--csv', join(dir.path, 'no-such-dir', 'x.csv')]);
       assert.equal(unwritable.code, 1);
       assert.match(unwritable.stderr, /x\.csv: cannot write the CSV file \(--csv\): ENOENT/);
+      // The pages table as CSV (wga export --format csv): one row per page, indexability said.
+      const tableFile = join(dir.path, 'pages.csv');
+      const exported = await runCli(['export', '--db', db, '--format', 'csv', '--out', tableFile, '-q']);
+      assert.equal(exported.code, 0, exported.stderr);
+      const tableRead = spawnSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1], newline="")))))', tableFile], { encoding: 'utf8' });
+      const pagesRows = JSON.parse(tableRead.stdout) as Array<Record<string, string>>;
+      assert.equal(pagesRows.length, report.pages);
+      const row = (path: string): Record<string, string> => pagesRows.find((r) => r.url === `${site.origin}${path}`)!;
+      assert.equal(row('/noindex-meta').indexable, 'no: noindex');
+      assert.equal(row('/noindex-header').indexable, 'no: noindex');
+      assert.equal(row('/canon').indexable, 'no: canonicalised');
+      assert.equal(row('/canon').canonical, `${site.origin}/a`);
+      assert.equal(row('/twoh1').h1Count, '2');
+      assert.equal(row('/missing').indexable, 'no: 404');
+      assert.equal(row('/a').indexable, 'yes');
+      // 400 words, its h1 (Heading a) and its one link's text (missing).
+      assert.equal(row('/a').words, '403');
       const bad = await runCli(['audit', '--db', db, '--check', 'broken-links,typo']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--check: unknown check 'typo'/);

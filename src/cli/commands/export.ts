@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from '../../app/export.js';
-import { OptionError } from '../../errors.js';
+import { FileNotFoundError, OptionError } from '../../errors.js';
 import { GRAPH_FORMATS } from '../../formats/load.js';
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'csv-stringify/sync';
+import { PAGE_TABLE_COLUMNS, loadPagesTable, queryPagesTable } from '../../app/pages-table.js';
+import { withStore } from '../../app/graph-source.js';
 import { GRAPH_LEVELS } from '../../graph/hosts.js';
 import { LINK_KINDS } from '../../store/store.js';
 import { linkFilterOption } from '../../app/values.js';
@@ -38,7 +42,7 @@ export function registerExport(program: Command): void {
     .description('write a graph file or a store as GEXF, GraphML, Parquet, WebGraph BV or a TSV edge list, with page attributes and scores')
     .argument('[graph]', 'graph file (edge list or WebGraph basename); or give --db')
     .option('--db <store>', 'export a store (SQLite file or postgres:// URL): pages with their columns, typed links')
-    .option('--format <format>', `output format: ${EXPORT_FORMATS.join(', ')}`)
+    .option('--format <format>', `output format: ${EXPORT_FORMATS.join(', ')}; csv: the pages table of a store (--db)`)
     .option('--out <path>', 'output file (gexf, graphml, tsv), basename (bv) or directory (parquet)')
     .option('--scores <name...>', "score columns: a stored run's method or run:ID, a score file, or pagerank, scc, indegree, outdegree")
     .option('--links <kinds>', `store link kinds to export, comma-separated: ${LINK_KINDS.join(', ')}, graph or all; -KIND or -nofollow, -ugc, -sponsored leave some out (default: all)`)
@@ -57,7 +61,22 @@ export function registerExport(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('-q, --quiet', 'no progress messages on stderr')
     .action(async (path: string | undefined, options: ExportOptions) => {
-      if (options.format === undefined) throw new OptionError('--format', `missing: one of ${EXPORT_FORMATS.join(', ')}`);
+      if (options.format === undefined) throw new OptionError('--format', `missing: one of ${EXPORT_FORMATS.join(', ')}, csv`);
+      if (options.format === 'csv') {
+        // The pages table of a store (the GUI's Pages view, docs/audit.md): one row per page.
+        if (options.db === undefined || path !== undefined) throw new OptionError('--format', 'csv exports the pages table of a store: give --db STORE and no graph file');
+        if (options.out === undefined) throw new OptionError('--out', 'missing: where to write');
+        const out = options.out;
+        const rows = await withStore(options.db, async (store) => queryPagesTable(await loadPagesTable(store), { sort: 'url', descending: false, filters: {}, offset: 0, limit: Number.MAX_SAFE_INTEGER }).rows);
+        try {
+          writeFileSync(out, stringify(rows, { header: true, columns: [...PAGE_TABLE_COLUMNS] }));
+        } catch (error) {
+          throw new FileNotFoundError(out, `cannot write the CSV file (--out): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+        if (options.json === true) printJson({ source: options.db, format: 'csv', out, pages: rows.length });
+        else if (options.quiet !== true) print(`exported the pages table of ${options.db} (${rows.length.toLocaleString('en-US')} pages) as csv to ${out}`);
+        return;
+      }
       const format = choiceOption('--format', options.format, EXPORT_FORMATS, 'gexf' as ExportFormat);
       if (options.out === undefined) throw new OptionError('--out', 'missing: where to write');
       if ((path === undefined) === (options.db === undefined)) throw new OptionError('graph', 'give either a graph file or --db STORE');
