@@ -177,13 +177,13 @@ export class LinkExtractor {
   constructor(private readonly maxLinks = DEFAULT_MAX_LINKS_PER_PAGE) {
     this.tokenizer = new Tokenizer({ decodeEntities: false }, {
       onopentagname: (start, end) => {
-        if (end - start <= LONGEST_BREAK_NAME && WORD_BREAKS.has(this.slice(start, end).toLowerCase())) this.wordBreak = true;
-        if (end - start > LONGEST_READ_NAME) {
+        if (end - start > LONGEST_BREAK_NAME) {
           this.tag = null;
           return;
         }
         const name = this.slice(start, end).toLowerCase();
-        this.tag = READ_ELEMENTS.has(name) ? name : null;
+        if (WORD_BREAKS.has(name)) this.wordBreak = true;
+        this.tag = end - start <= LONGEST_READ_NAME && READ_ELEMENTS.has(name) ? name : null;
         // Without a prototype: an attribute named __proto__ or constructor is an attribute like any other.
         if (this.tag !== null) this.attributes = Object.create(null) as Record<string, string>;
       },
@@ -250,7 +250,8 @@ export class LinkExtractor {
     this.tokenizer.end();
     if (this.inTitle && !this.titleDone) this.keepTitle();
     if (this.inH1) this.keepH1();
-    const { words, simhash } = fingerprintText(decodeHTML(this.text.slice(0, MAX_TEXT_CHARS)));
+    const text = this.text.length > MAX_TEXT_CHARS ? this.text.slice(0, MAX_TEXT_CHARS) : this.text;
+    const { words, simhash } = fingerprintText(text.includes('&') ? decodeHTML(text) : text);
     this.page.words = words;
     this.page.simhash = simhash;
     if (this.page.nofollowAll) {

@@ -86,9 +86,36 @@ describe('LinkExtractor', () => {
 
   it('gives empty results for a page without anything to extract', () => {
     for (const html of ['', 'plain text, no markup', '<html><head></head><body></body></html>', '<title>   </title>', '<title></title><a>no href</a>']) {
-      const page = extractLinks(html);
-      assert.deepEqual(page, { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false }, html);
+      const { words, simhash, ...page } = extractLinks(html);
+      assert.deepEqual(page, { title: null, base: null, links: [], droppedLinks: 0, canonical: null, nofollowAll: false, scripts: 0, noscript: false, description: null, h1: null, h1Count: 0, noindex: false }, html);
+      // The visible text's words: 'plain text, no markup', and the link's 'no href'.
+      assert.equal(words, html.startsWith('plain') ? 4 : html.includes('no href') ? 2 : 0, html);
+      assert.equal(simhash === null, words === 0, html);
     }
+  });
+
+  it('reads what a site audit needs: the meta description, the h1 headings, noindex, the visible words and their fingerprint', () => {
+    const html =
+      '<html><head><title>T &amp; x</title><meta name=Description content="  A  page\n about things "><meta name=description content="second">' +
+      '<meta name="ROBOTS" content="NoIndex, follow"><style>p { color: red }</style><script>var hidden = "words"</script></head>' +
+      '<body><h1>Hello <b>wor</b>ld &amp; more</h1><p>one two&nbsp;three</p><h1>Second</h1><noscript>not counted</noscript><template>nor this</template>end<br>x</body></html>';
+    const page = extractLinks(html);
+    assert.equal(page.description, 'A page about things');
+    assert.equal(page.h1, 'Hello world & more');
+    assert.equal(page.h1Count, 2);
+    assert.equal(page.noindex, true);
+    assert.equal(page.nofollowAll, false);
+    // Hello world more | one two three | Second | end | x: inline tags keep a word whole, blocks and <br> part words.
+    assert.equal(page.words, 9);
+    assert.equal(extractLinks('<meta name=robots content=none>').noindex, true);
+    assert.equal(extractLinks('<meta name=robots content=nofollow>').noindex, false);
+    // However the text comes in chunks, the same words and fingerprint.
+    const extractor = new LinkExtractor();
+    for (let at = 0; at < html.length; at += 7) extractor.write(html.slice(at, at + 7));
+    const chunked = extractor.end();
+    assert.equal(chunked.words, page.words);
+    assert.equal(chunked.simhash, page.simhash);
+    assert.equal(chunked.h1, page.h1);
   });
 
   it('counts the scripts and notes a <noscript> (what --render auto looks at), wherever they are', () => {
