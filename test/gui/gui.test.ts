@@ -129,6 +129,7 @@ if (missing !== null) {
       assert.deepEqual(statuses, [403, 403]);
       // A bad setting is refused with the server's message naming it, shown in the form.
       await page.fill('textarea[name=seeds]', `${site.origin}/`);
+      await page.click('details[data-group="Options"] > summary');
       await page.fill('textarea[name=fence]', '(unclosed');
       await page.click('button[name=start]');
       await page.waitForSelector('form .notice.error');
