@@ -21,6 +21,8 @@ export type PageTableRow = Record<PageTableColumn, string | number | null>;
 
 export interface PagesTable {
   rows: PageTableRow[];
+  /** Row orders computed so far, by "column asc|desc" (a table is read once, then sorted many times). */
+  orders?: Map<string, Int32Array>;
   /** The runs the score columns come from (null: none saved). */
   runs: { pagerank: number | null; opic: number | null };
 }
@@ -138,24 +140,58 @@ function filterTest(column: PageTableColumn, text: string): (value: string | num
   }
 }
 
+/** The rows' order by a column (empty cells last either way), computed once per table and column. */
+function orderOf(table: PagesTable, column: PageTableColumn, descending: boolean): Int32Array {
+  table.orders ??= new Map();
+  const key = `${column} ${descending ? 'desc' : 'asc'}`;
+  const known = table.orders.get(key);
+  if (known !== undefined) return known;
+  const rows = table.rows;
+  const order = Int32Array.from({ length: rows.length }, (_, i) => i);
+  const sign = descending ? -1 : 1;
+  if (NUMERIC.has(column)) {
+    // Empty cells sort after every number, whichever the direction.
+    const keys = Float64Array.from(rows, (row) => (row[column] === null ? Number.NaN : sign * (row[column] as number)));
+    order.sort((a, b) => {
+      const x = keys[a]!;
+      const y = keys[b]!;
+      if (x !== x || y !== y) return x !== x ? (y !== y ? a - b : 1) : -1;
+      return x - y || a - b;
+    });
+  } else {
+    const keys = rows.map((row) => (row[column] === null ? null : String(row[column])));
+    order.sort((a, b) => {
+      const x = keys[a]!;
+      const y = keys[b]!;
+      if (x === null || y === null) return x === y ? a - b : x === null ? 1 : -1;
+      return sign * (x < y ? -1 : x > y ? 1 : 0) || a - b;
+    });
+  }
+  table.orders.set(key, order);
+  return order;
+}
+
 /** The rows matching every filter, sorted (empty cells last either way), then the page asked. */
 export function queryPagesTable(table: PagesTable, query: PagesTableQuery): { total: number; rows: PageTableRow[] } {
   const tests = Object.entries(query.filters)
     .filter(([, text]) => text !== undefined && text.trim() !== '')
     .map(([column, text]) => [column as PageTableColumn, filterTest(column as PageTableColumn, text!)] as const);
-  const matching = tests.length === 0 ? table.rows.slice() : table.rows.filter((row) => tests.every(([column, test]) => test(row[column])));
-  const column = query.sort;
-  const sign = query.descending ? -1 : 1;
-  const numeric = NUMERIC.has(column);
-  matching.sort((a, b) => {
-    const x = a[column];
-    const y = b[column];
-    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-    if (numeric) return sign * ((x as number) - (y as number));
-    const [s, t] = [String(x), String(y)];
-    return sign * (s < t ? -1 : s > t ? 1 : 0);
-  });
-  return { total: matching.length, rows: matching.slice(query.offset, query.offset + query.limit) };
+  const order = orderOf(table, query.sort, query.descending);
+  const end = query.offset + query.limit;
+  if (tests.length === 0) {
+    const rows: PageTableRow[] = [];
+    for (let k = query.offset; k < Math.min(end, order.length); k++) rows.push(table.rows[order[k]!]!);
+    return { total: order.length, rows };
+  }
+  const rows: PageTableRow[] = [];
+  let total = 0;
+  for (let k = 0; k < order.length; k++) {
+    const row = table.rows[order[k]!]!;
+    if (!tests.every(([column, test]) => test(row[column]))) continue;
+    if (total >= query.offset && total < end) rows.push(row);
+    total++;
+  }
+  return { total, rows };
 }
 
 /** A column named by a request (sort, filter.COLUMN). */
