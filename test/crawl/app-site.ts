@@ -5,7 +5,8 @@
  * router does. Besides the routed pages /p/0 ... /p/(N-1):
  * - /p/moved: its script moves it to /p/moved-to with the history API (replaceState);
  * - /p/timer: its links appear 300 ms after load, from a timer (no request);
- * - /p/never: its DOM changes every 50 ms forever (it never settles);
+ * - /p/never: its DOM changes every 20 ms forever (it never settles: only a renderer starved for
+ *   longer than the quiet time would see it quiet);
  * - /p/hang (with `hang`): its script never returns (the render times out, the page's HTML stands);
  * - /static.html: a page of plain HTML, no script (--render auto must not render it);
  * - the shell asks for subresources the crawl must refuse: a script on 127.0.0.2 (a refused
@@ -65,7 +66,7 @@ const APP_JS = `
   document.title = 'App ' + path;
   if (path === '/p/timer') setTimeout(() => draw(routes[path] || []), 300);
   else draw(routes[path] || []);
-  if (path === '/p/never') { let n = 0; setInterval(() => { nav.dataset.tick = String(n++); }, 50); }
+  if (path === '/p/never') { let n = 0; setInterval(() => { nav.dataset.tick = String(n++); }, 20); }
   if (window.PROBES) fetch('/private/data.json').catch(() => undefined);
 })();
 `;

@@ -33,7 +33,7 @@ const browser = findBrowser(process.env.WGA_CHROMIUM ?? null);
 
 function settingsFor(site: AppSite, extra: Partial<CrawlSettings> = {}): CrawlSettings {
   return completeSettings({ seeds: [`${site.origin}/p/0`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 8, // /p/never never settles: each crawl waits renderTimeoutMs for it, so it is kept short.
-    renderTimeoutMs: 8000, renderQuietMs: 250, renderConcurrency: 4, live: false, ...extra });
+    renderTimeoutMs: 8000, renderQuietMs: 500, renderConcurrency: 4, live: false, ...extra });
 }
 
 async function crawl(path: string, settings: CrawlSettings): Promise<CrawlReport> {
