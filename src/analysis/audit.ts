@@ -111,7 +111,12 @@ export interface AuditOptions {
   nearBits: number;
   /** Checks to run (default: all). */
   checks?: readonly AuditCheckId[];
+  /** SimHash comparisons at most for near-duplicates (DEFAULT_NEAR_PAIRS). */
+  nearPairs?: number;
 }
+
+/** Comparisons of two texts' SimHashes at most (about a second): a budget for sites of 10^6 similar pages. */
+export const DEFAULT_NEAR_PAIRS = 100_000_000;
 
 /**
  * Defaults. nearBits 7: SimHash bits differ with probability angle / pi (Charikar), so a one-word
@@ -132,6 +137,8 @@ export interface AuditCheck {
   pages: AuditFinding[];
   /** Why the check could not look (a field the store does not record), when so. */
   unavailable?: string;
+  /** A cap that bit (the pages are those found within it). */
+  note?: string;
 }
 
 /** Why a check of the fields recorded from store version 7 on could not look. */
@@ -202,6 +209,8 @@ export function audit(pages: readonly AuditPage[], links: AuditLinks, options: A
   const has = (field: keyof AuditPage): boolean => pages.some((p) => p[field] !== undefined && p[field] !== null);
   // An HTML page read with the audit's fields (a store may hold pages read before wga recorded them).
   const read = (i: number): boolean => html[i]! && pages[i]!.h1Count !== undefined && pages[i]!.h1Count !== null;
+  /** A cap that bit, per check. */
+  const notes = new Map<AuditCheckId, string>();
   const byUrl = (a: AuditFinding, b: AuditFinding): number => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0);
 
   const linkersOf = (i: number): Array<{ url: string; kind: string }> => {
@@ -235,7 +244,8 @@ export function audit(pages: readonly AuditPage[], links: AuditLinks, options: A
     const found: AuditFinding[] = [];
     for (const [k, group] of groups) {
       if (group.length < 2) continue;
-      for (const i of group) found.push({ url: pages[i]!.url, [evidence]: k, group: group.length, others: group.filter((j) => j !== i).map((j) => pages[j]!.url).sort() });
+      const urls = group.map((j) => pages[j]!.url).sort();
+      for (const i of group) found.push({ url: pages[i]!.url, [evidence]: k, group: group.length, others: othersOf(urls, pages[i]!.url) });
     }
     return found;
   };
@@ -317,7 +327,12 @@ export function audit(pages: readonly AuditPage[], links: AuditLinks, options: A
       return each((i) => indexable(i) && linkedFromGraph(i) && !inSitemap(i) && withSitemap.has(hostOf(pages[i]!.url)));
     },
     'exact-duplicates': () => groupsBy((i) => html[i]!, (i) => pages[i]!.contentHash, 'contentHash'),
-    'near-duplicates': () => (has('h1Count') ? nearDuplicates(pages, html, options.nearBits) : NOT_RECORDED),
+    'near-duplicates': () => {
+      if (!has('h1Count')) return NOT_RECORDED;
+      const near = nearDuplicates(pages, html, options.nearBits, options.nearPairs ?? DEFAULT_NEAR_PAIRS);
+      if (near.truncated) notes.set('near-duplicates', `stopped after ${near.pairs.toLocaleString('en-US')} comparisons (--near-pairs): the groups found so far`);
+      return near.found;
+    },
     deep: () => each((i) => html[i]! && pages[i]!.depth !== null && pages[i]!.depth! > options.maxDepthOk, (i) => ({ depth: pages[i]!.depth })),
     slow: () => (has('responseMs') ? each((i) => pages[i]!.responseMs != null && pages[i]!.responseMs! > options.slowMs, (i) => ({ responseMs: pages[i]!.responseMs })) : NOT_RECORDED),
   };
@@ -326,8 +341,25 @@ export function audit(pages: readonly AuditPage[], links: AuditLinks, options: A
   return AUDIT_CHECKS.filter((id) => wanted.includes(id)).map((id) => {
     const result = run[id]();
     if (typeof result === 'string') return { id, title: AUDIT_CHECK_TITLES[id], count: 0, pages: [], unavailable: result };
-    return { id, title: AUDIT_CHECK_TITLES[id], count: result.length, pages: result.sort(byUrl) };
+    const check: AuditCheck = { id, title: AUDIT_CHECK_TITLES[id], count: result.length, pages: result.sort(byUrl) };
+    const note = notes.get(id);
+    if (note !== undefined) check.note = note;
+    return check;
   });
+}
+
+/** Other pages of a group named per page at most (`group` gives its size): a template shared by 10^5 pages would list 10^10. */
+export const MAX_OTHERS = 20;
+
+/** The first MAX_OTHERS URLs of a group (sorted) but `url`. */
+function othersOf(sortedUrls: readonly string[], url: string): string[] {
+  const others: string[] = [];
+  for (const u of sortedUrls) {
+    if (u === url) continue;
+    others.push(u);
+    if (others.length === MAX_OTHERS) break;
+  }
+  return others;
 }
 
 function hostOf(url: string): string {
@@ -342,17 +374,23 @@ function hostOf(url: string): string {
  * only pages sharing a band are compared. Groups are the connected pieces of the pairs. Pages
  * with the same body (exact-duplicates) are not paired here.
  */
-export function nearDuplicates(pages: readonly AuditPage[], accept: readonly boolean[], bits: number): AuditFinding[] {
-  const ids: number[] = [];
+export function nearDuplicates(pages: readonly AuditPage[], accept: readonly boolean[], bits: number, maxPairs = DEFAULT_NEAR_PAIRS): { found: AuditFinding[]; pairs: number; truncated: boolean } {
+  // Pages with the same SimHash are one entry (a site's template pages often share it: 10^5 pages of
+  // one hash would otherwise be 5 x 10^9 comparisons); entries are compared through the bands.
+  const byHash = new Map<string, number[]>();
   for (let i = 0; i < pages.length; i++) {
     const h = pages[i]!.simhash;
-    if (accept[i] && h !== null && h !== undefined && /^[0-9a-f]{16}$/.test(h)) ids.push(i);
+    if (!accept[i] || h === null || h === undefined || !/^[0-9a-f]{16}$/.test(h)) continue;
+    const list = byHash.get(h);
+    if (list === undefined) byHash.set(h, [i]);
+    else list.push(i);
   }
+  const members = [...byHash.values()];
+  const n = members.length;
   // The 64 bits as two 32-bit halves: bit b of the hash is bit (b mod 32) of high (b >= 32) or low.
-  const high = new Uint32Array(ids.length);
-  const low = new Uint32Array(ids.length);
-  ids.forEach((i, k) => {
-    const h = pages[i]!.simhash!;
+  const high = new Uint32Array(n);
+  const low = new Uint32Array(n);
+  [...byHash.keys()].forEach((h, k) => {
     high[k] = parseInt(h.slice(0, 8), 16);
     low[k] = parseInt(h.slice(8), 16);
   });
@@ -365,17 +403,22 @@ export function nearDuplicates(pages: readonly AuditPage[], accept: readonly boo
     }
     return key;
   };
-  const bands = bits + 1;
-  const width = Math.ceil(64 / bands);
-  const parent = ids.map((_, k) => k);
+  const parent = Array.from({ length: n }, (_, k) => k);
   const find = (k: number): number => {
     while (parent[k] !== k) k = parent[k] = parent[parent[k]!]!;
     return k;
   };
-  const near = new Map<number, number>();
-  for (let from = 0; from < 64; from += width) {
+  // Nearest other text, in bits: 0 within an entry whose pages are not all one body (exact duplicates are their own check).
+  const nearest = new Float64Array(n).fill(Infinity);
+  members.forEach((list, k) => {
+    if (list.length > 1 && new Set(list.map((i) => pages[i]!.contentHash ?? `page ${i}`)).size > 1) nearest[k] = 0;
+  });
+  const width = Math.ceil(64 / (bits + 1));
+  let pairs = 0;
+  let truncated = false;
+  bands: for (let from = 0; from < 64; from += width) {
     const buckets = new Map<number, number[]>();
-    for (let k = 0; k < ids.length; k++) {
+    for (let k = 0; k < n; k++) {
       const key = bandBits(k, from, Math.min(width, 64 - from));
       const bucket = buckets.get(key);
       if (bucket === undefined) buckets.set(key, [k]);
@@ -384,22 +427,24 @@ export function nearDuplicates(pages: readonly AuditPage[], accept: readonly boo
     for (const bucket of buckets.values()) {
       for (let x = 0; x < bucket.length; x++) {
         for (let y = x + 1; y < bucket.length; y++) {
+          if (++pairs > maxPairs) {
+            truncated = true;
+            break bands;
+          }
           const a = bucket[x]!;
           const b = bucket[y]!;
-          // Exact duplicates (the same body) are their own check.
-          const hashA = pages[ids[a]!]!.contentHash;
-          if (hashA !== null && hashA === pages[ids[b]!]!.contentHash) continue;
           const distance = popcount32(high[a]! ^ high[b]!) + popcount32(low[a]! ^ low[b]!);
           if (distance > bits) continue;
           parent[find(a)] = find(b);
-          near.set(a, Math.min(near.get(a) ?? 64, distance));
-          near.set(b, Math.min(near.get(b) ?? 64, distance));
+          nearest[a] = Math.min(nearest[a]!, distance);
+          nearest[b] = Math.min(nearest[b]!, distance);
         }
       }
     }
   }
   const groups = new Map<number, number[]>();
-  for (const k of near.keys()) {
+  for (let k = 0; k < n; k++) {
+    if (nearest[k] === Infinity) continue;
     const root = find(k);
     const group = groups.get(root);
     if (group === undefined) groups.set(root, [k]);
@@ -407,11 +452,15 @@ export function nearDuplicates(pages: readonly AuditPage[], accept: readonly boo
   }
   const found: AuditFinding[] = [];
   for (const group of groups.values()) {
+    const urls = group.flatMap((k) => members[k]!.map((i) => pages[i]!.url)).sort();
     for (const k of group) {
-      found.push({ url: pages[ids[k]!]!.url, group: group.length, nearestBits: near.get(k), others: group.filter((j) => j !== k).map((j) => pages[ids[j]!]!.url).sort() });
+      for (const i of members[k]!) {
+        const url = pages[i]!.url;
+        found.push({ url, group: urls.length, nearestBits: nearest[k], others: othersOf(urls, url) });
+      }
     }
   }
-  return found;
+  return { found, pairs: Math.min(pairs, maxPairs), truncated };
 }
 
 function popcount32(x: number): number {

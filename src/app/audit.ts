@@ -2,7 +2,7 @@
  * `audit`: the site audit (analysis/audit.ts) of a store's pages and links. The pages and links are
  * read once, in batches, into the arrays the checks run on.
  */
-import { AUDIT_CHECKS, type AuditCheck, type AuditCheckId, AuditLinkKind, type AuditOptions, type AuditPage, DEFAULT_AUDIT_OPTIONS, audit } from '../analysis/audit.js';
+import { AUDIT_CHECKS, type AuditCheck, type AuditCheckId, AuditLinkKind, type AuditOptions, type AuditPage, DEFAULT_AUDIT_OPTIONS, DEFAULT_NEAR_PAIRS, audit } from '../analysis/audit.js';
 import { OptionError } from '../errors.js';
 import type { LinkKind, Store } from '../store/store.js';
 
@@ -23,7 +23,7 @@ export interface AuditJson {
   store: string;
   pages: number;
   links: number;
-  settings: { maxDepthOk: number; slowMs: number; nearBits: number };
+  settings: { maxDepthOk: number; slowMs: number; nearBits: number; nearPairs: number };
   checks: AuditCheck[];
   seconds: number;
 }
@@ -73,7 +73,7 @@ export async function auditStore(store: Store, options: Partial<AuditOptions> = 
     store: store.location,
     pages: pages.length,
     links: sources.length,
-    settings: { maxDepthOk: settings.maxDepthOk, slowMs: settings.slowMs, nearBits: settings.nearBits },
+    settings: { maxDepthOk: settings.maxDepthOk, slowMs: settings.slowMs, nearBits: settings.nearBits, nearPairs: settings.nearPairs ?? DEFAULT_NEAR_PAIRS },
     checks,
     seconds: (performance.now() - started) / 1000,
   };

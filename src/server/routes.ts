@@ -293,7 +293,7 @@ export function buildRoutes(server: ServerContext): Hono {
 
   app.get('/api/audit', async (c) => {
     const checks = auditChecksOption(query(c, 'check'), 'check');
-    const settings = { maxDepthOk: integer(c, 'maxDepthOk', 3, 0), slowMs: integer(c, 'slowMs', 1000, 0), nearBits: integer(c, 'nearBits', 7, 0, 16), ...(checks === undefined ? {} : { checks }) };
+    const settings = { maxDepthOk: integer(c, 'maxDepthOk', 3, 0), slowMs: integer(c, 'slowMs', 1000, 0), nearBits: integer(c, 'nearBits', 7, 0, 16), nearPairs: integer(c, 'nearPairs', 100_000_000, 1), ...(checks === undefined ? {} : { checks }) };
     return c.json(await auditStore(server.store, settings));
   });
 

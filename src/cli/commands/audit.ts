@@ -1,7 +1,7 @@
 /** `wga audit`: the site audit of a store (app/audit.ts), as a table or JSON. */
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import type { AuditFinding } from '../../analysis/audit.js';
+import { type AuditFinding, DEFAULT_NEAR_PAIRS } from '../../analysis/audit.js';
 import { auditChecksOption, auditStore } from '../../app/audit.js';
 import { withStore } from '../../app/graph-source.js';
 import { FileNotFoundError, OptionError } from '../../errors.js';
@@ -17,6 +17,7 @@ interface AuditCliOptions {
   maxDepthOk?: string;
   slowMs?: string;
   nearBits?: string;
+  nearPairs?: string;
   limit?: string;
 }
 
@@ -34,7 +35,9 @@ function evidence(finding: AuditFinding, whole = false): string {
       parts.push((value as Array<{ url: string; answer: string }>).map((h) => `${label(h.url, 60)} [${label(h.answer, 40)}]`).join(' -> '));
     } else if (key === 'others' && Array.isArray(value)) {
       const shown = whole ? (value as string[]) : (value as string[]).slice(0, 2);
-      parts.push(`with ${shown.map((u) => label(u, 60)).join(', ')}${value.length > shown.length ? ` and ${count(value.length - shown.length)} more` : ''}`);
+      // `others` names MAX_OTHERS at most; the group's size says how many there are.
+      const all = typeof finding.group === 'number' ? finding.group - 1 : value.length;
+      parts.push(`with ${shown.map((u) => label(u, 60)).join(', ')}${all > shown.length ? ` and ${count(all - shown.length)} more` : ''}`);
     } else if (value === true) parts.push(key);
     else parts.push(`${key} ${label(String(value), 80)}`);
   }
@@ -50,6 +53,7 @@ export function registerAudit(program: Command): void {
     .option('--max-depth-ok <n>', 'pages more clicks than this from the seeds are deep (default: 3)')
     .option('--slow-ms <ms>', 'pages answering slower than this are slow (default: 1000)')
     .option('--near-bits <n>', 'texts whose 64-bit SimHashes differ in at most this many bits are near-duplicates (default: 7)')
+    .option('--near-pairs <n>', 'near-duplicates: SimHash comparisons at most; the check says when it stopped there (default: 100000000)')
     .option('--limit <n>', 'pages listed per check in the table (default: 10; --json lists all)')
     .option('--json', 'print one JSON document with every page of every check')
     .option('--csv <file>', 'also write every page of every check to a CSV file: check, url, evidence (- for standard output)')
@@ -60,6 +64,7 @@ export function registerAudit(program: Command): void {
         maxDepthOk: integerOption('--max-depth-ok', options.maxDepthOk, 3, 0),
         slowMs: integerOption('--slow-ms', options.slowMs, 1000, 0),
         nearBits: integerOption('--near-bits', options.nearBits, 7, 0),
+        nearPairs: integerOption('--near-pairs', options.nearPairs, DEFAULT_NEAR_PAIRS, 1),
         ...(checks === undefined ? {} : { checks }),
       };
       if (settings.nearBits > 16) throw new OptionError('--near-bits', `expected at most 16 bits of 64, got ${settings.nearBits}`);
@@ -86,6 +91,7 @@ export function registerAudit(program: Command): void {
       for (const check of report.checks) {
         const head = check.unavailable !== undefined ? `not checked: ${check.unavailable}` : `${count(check.count)} page${check.count === 1 ? '' : 's'}`;
         print(`\n${check.id}: ${head}  (${check.title})`);
+        if (check.note !== undefined) print(`  note: ${check.note}`);
         for (const finding of check.pages.slice(0, limit)) {
           const detail = evidence(finding);
           print(`  ${safeLabel(finding.url)}${detail === '' ? '' : `  ${detail}`}`);

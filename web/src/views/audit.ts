@@ -27,7 +27,8 @@ function evidenceOf(finding: AuditFinding): Child[] {
       add(...(value as Array<{ url: string; answer: string }>).flatMap((hop, i) => [i === 0 ? '' : ' → ', pageLink(hop.url), ` [${hop.answer}]`]));
     } else if (key === 'others' && Array.isArray(value)) {
       const others = value as string[];
-      add('with ', ...others.slice(0, 2).flatMap((u, i) => [i === 0 ? '' : ', ', pageLink(u)]), others.length > 2 ? ` and ${formatCount(others.length - 2)} more` : '');
+      const all = typeof finding.group === 'number' ? finding.group - 1 : others.length;
+      add('with ', ...others.slice(0, 2).flatMap((u, i) => [i === 0 ? '' : ', ', pageLink(u)]), all > 2 ? ` and ${formatCount(all - 2)} more` : '');
     } else if (key === 'canonical' || key === 'final') add(`${key} `, pageLink(String(value)));
     else if (value === true) add(key);
     else add(`${key} ${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(0) : String(value)}`);
