@@ -20,6 +20,7 @@
  * Memory: 2 n m bytes (this iteration's counters and the next), plus 3 doubles and a byte per page.
  */
 import type { Graph } from '../graph/graph.js';
+import { fmix32 } from '../util/fmix.js';
 import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel } from '../parallel/pool.js';
 
@@ -61,17 +62,6 @@ export function hyperBallLog2m(n: number, memoryBytes = 4 * 1024 ** 3): number {
   let log2m = 8;
   while (log2m > 4 && 2 * n * 2 ** log2m > memoryBytes) log2m--;
   return log2m;
-}
-
-/** murmur3's 32-bit finaliser: every input bit flips each output bit with probability about 1/2. */
-function fmix32(x: number): number {
-  let h = x;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /** HyperLogLog's alpha_m. */

@@ -10,18 +10,13 @@
  * pages differ in about half their bits.
  */
 
+import { fmix32 } from '../util/fmix.js';
+
 /** Characters of visible text read per page (the rest is neither counted nor hashed). */
 export const MAX_TEXT_CHARS = 2_000_000;
 
-/** murmur3's finalizer: spreads a 32-bit value (FNV's high bits are weak), and derives a second one. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+// murmur3's finaliser spreads FNV's weak high bits, and derives the second 32 bits from the first.
+const mix = fmix32;
 
 /** A non-ASCII character of a word (a letter or a digit of any script). */
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
