@@ -607,7 +607,7 @@ class AndersonMixer {
  * (Sterbenz), so the result is within a few units in the last place of ln(x / y) (measured against
  * Math.log1p; Math.log(x / y) itself loses the rounding of x / y, 1e-16 absolute). Elsewhere Math.log.
  */
-function logRatio(x: number, y: number): number {
+export function logRatio(x: number, y: number): number {
   const z = (x - y) / (x + y);
   if (Math.abs(z) < 1 / 32) {
     const z2 = z * z;
@@ -617,7 +617,7 @@ function logRatio(x: number, y: number): number {
 }
 
 /** e^d: for |d| < 1/32 its Taylor series to d^8 (the first term left out is below 1e-19), elsewhere Math.exp. */
-function expNearZero(d: number): number {
+export function expNearZero(d: number): number {
   if (Math.abs(d) < 1 / 32) {
     return 1 + d * (1 + d * (1 / 2 + d * (1 / 6 + d * (1 / 24 + d * (1 / 120 + d * (1 / 720 + d * (1 / 5040 + d / 40320)))))));
   }

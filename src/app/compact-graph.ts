@@ -9,10 +9,15 @@ import { compactLevels, compactScc } from '../analysis/compact-search.js';
 import { componentSizeDistribution } from '../analysis/scc.js';
 import { degreeSummaryOf } from '../analysis/degrees.js';
 import { compactOutDegrees, compactPageRank } from '../analysis/pagerank-compact.js';
+import { TRAFFIC_DEFAULTS } from '../analysis/traffic.js';
+import { type CompactTrafficSweep, type HistoryWidth, compactTrafficBytes, compactTrafficRank } from '../analysis/traffic-compact.js';
+import { rankPositions, writeRanksTable } from '../formats/ranks-table.js';
+import { IdentityLabels } from '../graph/labels.js';
+import { totalmem } from 'node:os';
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
-import { compactBytes, transposeDegrees } from '../graph/compact.js';
+import { SAMPLE, compactBytes, transposeDegrees } from '../graph/compact.js';
 import { topK } from '../analysis/top.js';
 import type { Labels } from '../graph/labels.js';
 import type { AppContext } from './context.js';
@@ -109,7 +114,12 @@ export function compactStats(path: string, context: AppContext = {}): CompactSta
   });
 }
 
+/** The rankings a compact graph gets without its plain form. */
+export const COMPACT_RANK_METHODS = ['pagerank', 'traffic', 'hotness'] as const;
+export type CompactRankMethod = (typeof COMPACT_RANK_METHODS)[number];
+
 export interface CompactRankOptions {
+  method?: CompactRankMethod;
   damping?: number;
   tolerance?: number;
   maxIterations?: number;
@@ -117,21 +127,33 @@ export interface CompactRankOptions {
   top?: number;
   /** Keep the scores beside the graph (for `top` and `page`). */
   save?: boolean;
+  /** TrafficRank's share of traffic on real links. */
+  alpha?: number;
+  sweep?: CompactTrafficSweep;
+  /** Anderson's history: float64, float32, or auto (float64 when the plan fits `memoryBytes`). */
+  history?: HistoryWidth | 'auto';
+  /** The memory the automatic choices plan with (default: the machine's). */
+  memoryBytes?: number;
 }
 
 export interface CompactRankJson {
   file: string;
-  method: 'pagerank';
-  solver: 'power (compact)';
+  method: CompactRankMethod;
+  solver: 'power (compact)' | 'anderson (compact)' | 'gauss-seidel (compact)';
   nodes: number;
   edges: number;
+  /** PageRank's damping; TrafficRank's alpha. */
   damping: number;
   tolerance: number;
+  /** Iterations (PageRank) or sweeps (TrafficRank). */
   iterations: number;
+  /** PageRank's L1 residual; TrafficRank's largest conservation violation. */
   residual: number;
   converged: boolean;
   /** The pages with out-links and the links into them, when the dangling pages were lumped (iterated over instead of all). */
   core: { pages: number; links: number } | null;
+  /** TrafficRank and HOTness: the flow's figures, Anderson's history width and why, the threads. */
+  traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number; history: HistoryWidth | null; historyReason: string | null; threads: number } | null;
   top: Array<{ rank: number; id: number; label: string; score: number }>;
   compact: { bytes: number; bytesPerLink: number; structures: StructureBytes[] };
   saved: string | null;
@@ -183,12 +205,12 @@ interface ScoresHeader {
 }
 
 /** Reads a scores file's header (and one page's score when asked), in place. */
-function readScores(path: string, page?: number): { header: ScoresHeader; score: number | null } {
+function readScores(path: string, page?: number, method = 'pagerank'): { header: ScoresHeader; score: number | null } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch {
-    throw new FileNotFoundError(path, 'no scores: run `wga rank GRAPH.wgc --save` first');
+    throw new FileNotFoundError(path, `no scores: run \`wga rank GRAPH.wgc${method === 'pagerank' ? '' : ` --method ${method}`} --save\` first`);
   }
   try {
     const head = Buffer.alloc(12);
@@ -207,37 +229,38 @@ function readScores(path: string, page?: number): { header: ScoresHeader; score:
   }
 }
 
+/** A ranking of a compact graph: its report (without top and saved) and every page's score. */
+interface CompactRanking {
+  json: Omit<CompactRankJson, 'top' | 'saved'>;
+  scores: Float64Array;
+  header: Omit<ScoresHeader, 'top'>;
+}
+
 /** PageRank of a compact graph: the in-lists only (no offsets), out-degrees counted from them. */
-export function compactRank(path: string, options: CompactRankOptions = {}, context: AppContext = {}): CompactRankJson {
-  return withFile(path, (file) => {
-    const n = file.nodeCount;
-    const m = file.linkCount;
-    let started = performance.now();
-    context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
-    const lists = file.readLists('in');
-    const outDegree = compactOutDegrees(lists);
-    const load = elapsed(started);
-    started = performance.now();
-    const rank = compactPageRank(lists, outDegree, {
-      damping: options.damping ?? PAGERANK_DEFAULTS.damping,
-      tolerance: options.tolerance ?? PAGERANK_DEFAULTS.tolerance,
-      maxIterations: options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations,
-      threads: options.threads ?? 1,
-      onIteration: (iteration, residual) => context.onProgress?.({ phase: 'compact', message: `PageRank: iteration ${iteration}, residual ${residual.toExponential(2)}` }),
-    });
-    const solve = elapsed(started);
-    const lumped = rank.core.pages < n;
-    const labels = file.labelsInPlace();
-    const best = topK(rank.scores, Math.max(options.top ?? 10, options.save === true ? SCORES_TOP : 0));
-    const top = Array.from(best.subarray(0, options.top ?? 10), (id, i) => ({ rank: i + 1, id, label: nameOf(labels, id), score: rank.scores[id]! }));
-    let saved: string | null = null;
-    if (options.save === true) {
-      saved = scoresPath(path);
-      writeScores(saved, { method: 'pagerank', nodes: n, iterations: rank.iterations, residual: rank.residual, damping: rank.damping, top: Array.from(best, (id) => [id, rank.scores[id]!]) }, rank.scores);
-    }
-    const listBytes = compactBytes(lists);
-    return {
-      file: path,
+function pageRankOf(file: CompactFile, options: CompactRankOptions, context: AppContext): CompactRanking {
+  const n = file.nodeCount;
+  const m = file.linkCount;
+  let started = performance.now();
+  context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+  const lists = file.readLists('in');
+  const outDegree = compactOutDegrees(lists);
+  const load = elapsed(started);
+  started = performance.now();
+  const rank = compactPageRank(lists, outDegree, {
+    damping: options.damping ?? PAGERANK_DEFAULTS.damping,
+    tolerance: options.tolerance ?? PAGERANK_DEFAULTS.tolerance,
+    maxIterations: options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations,
+    threads: options.threads ?? 1,
+    onIteration: (iteration, residual) => context.onProgress?.({ phase: 'compact', message: `PageRank: iteration ${iteration}, residual ${residual.toExponential(2)}` }),
+  });
+  const solve = elapsed(started);
+  const lumped = rank.core.pages < n;
+  const listBytes = compactBytes(lists);
+  return {
+    scores: rank.scores,
+    header: { method: 'pagerank', nodes: n, iterations: rank.iterations, residual: rank.residual, damping: rank.damping },
+    json: {
+      file: file.path,
       method: 'pagerank',
       solver: 'power (compact)',
       nodes: n,
@@ -248,7 +271,7 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
       residual: rank.residual,
       converged: rank.converged,
       core: lumped ? { pages: rank.core.pages, links: rank.core.links } : null,
-      top,
+      traffic: null,
       compact: {
         bytes: listBytes,
         bytesPerLink: m === 0 ? 0 : listBytes / m,
@@ -267,10 +290,171 @@ export function compactRank(path: string, options: CompactRankOptions = {}, cont
           ...(lumped ? [structure('scores', 8 * n, n, m)] : []),
         ],
       },
-      saved,
       timings: { load, solve },
-    };
+    },
+  };
+}
+
+/**
+ * Anderson's history width: float64 unless the solve's plan (both lists, the scales, the result,
+ * the history) would pass three quarters of the memory, then float32 (half the history's bytes; the
+ * answer's accuracy is the tolerance's either way, traffic-compact.ts).
+ */
+function chooseHistory(file: CompactFile, options: CompactRankOptions): { history: HistoryWidth; reason: string } {
+  const asked = options.history ?? 'auto';
+  if (asked !== 'auto') return { history: asked, reason: 'asked (--history)' };
+  const n = file.nodeCount;
+  const lists = (file.header.sections['in.bytes']?.[1] ?? 0) + (file.header.sections['out.bytes']?.[1] ?? 0) + 2 * 8 * (Math.ceil(n / SAMPLE) + 1);
+  const wide = compactTrafficBytes(n, options.sweep ?? 'anderson', 'float64');
+  const planned = lists + wide.scales + wide.history + wide.result;
+  const memory = options.memoryBytes ?? totalmem();
+  if (planned <= 0.75 * memory) return { history: 'float64', reason: `the solve's ${gigabytes(planned)} fit in three quarters of ${gigabytes(memory)}` };
+  return { history: 'float32', reason: `float64 would take ${gigabytes(planned)}, more than three quarters of ${gigabytes(memory)}` };
+}
+
+function gigabytes(bytes: number): string {
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+}
+
+/** TrafficRank and HOTness of a compact graph (one solve gives both): the in-lists and the out-lists. */
+function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppContext): { traffic: CompactRanking; hotness: CompactRanking } {
+  const n = file.nodeCount;
+  const m = file.linkCount;
+  if (!file.has('in') || !file.has('out')) throw new InputFormatError(file.path, undefined, 'TrafficRank needs both the in-lists and the out-lists: convert the graph again with wga convert');
+  const { history, reason } = chooseHistory(file, options);
+  let started = performance.now();
+  context.onProgress?.({ phase: 'compact', message: `loading the in-lists and out-lists of ${n.toLocaleString('en-US')} pages` });
+  const inLists = file.readLists('in');
+  const outLists = file.readLists('out');
+  const load = elapsed(started);
+  started = performance.now();
+  const alpha = options.alpha ?? TRAFFIC_DEFAULTS.alpha;
+  const tolerance = options.tolerance ?? TRAFFIC_DEFAULTS.tolerance;
+  const result = compactTrafficRank(inLists, outLists, {
+    alpha,
+    tolerance,
+    maxSweeps: options.maxIterations ?? TRAFFIC_DEFAULTS.maxSweeps,
+    sweep: options.sweep ?? 'anderson',
+    history,
+    threads: options.threads ?? 1,
+    onSweep: (sweep, violation) => context.onProgress?.({ phase: 'compact', message: `TrafficRank: sweep ${sweep}, violation ${violation.toExponential(2)}` }),
   });
+  const solve = elapsed(started);
+  const inBytes = compactBytes(inLists);
+  const outBytes = compactBytes(outLists);
+  const json = (method: 'traffic' | 'hotness'): Omit<CompactRankJson, 'top' | 'saved'> => ({
+    file: file.path,
+    method,
+    solver: result.history === null ? 'gauss-seidel (compact)' : 'anderson (compact)',
+    nodes: n,
+    edges: m,
+    damping: alpha,
+    tolerance,
+    iterations: result.sweeps,
+    residual: result.violation,
+    converged: result.converged,
+    core: null,
+    traffic: {
+      alpha,
+      entropy: result.entropy,
+      realFlow: result.realFlow,
+      artificialFlow: result.artificialFlow,
+      mu: result.mu,
+      nu: result.nu,
+      history: result.history,
+      historyReason: result.history === null ? null : reason,
+      threads: result.threads,
+    },
+    compact: {
+      bytes: inBytes + outBytes,
+      bytesPerLink: m === 0 ? 0 : (inBytes + outBytes) / m,
+      structures: [
+        structure('in-lists (gap-encoded, with samples)', inBytes, n, m),
+        structure('out-lists (gap-encoded, with samples)', outBytes, n, m),
+        structure('scales (HOTness)', result.bytes.scales, n, m),
+        ...(result.history === null ? [] : [structure(`Anderson's history (13 vectors, ${result.history})`, result.bytes.history, n, m)]),
+        structure('traffic (TrafficRank)', result.bytes.result, n, m),
+      ],
+    },
+    timings: { load, solve },
+  });
+  const header = (method: string) => ({ method, nodes: n, iterations: result.sweeps, residual: result.violation, damping: alpha });
+  return {
+    traffic: { json: json('traffic'), scores: result.trafficRank, header: header('traffic') },
+    hotness: { json: json('hotness'), scores: result.hotness, header: header('hotness') },
+  };
+}
+
+/** Runs each method once (TrafficRank and HOTness share one solve). */
+function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], options: CompactRankOptions, context: AppContext): CompactRanking[] {
+  let traffic: ReturnType<typeof trafficOf> | null = null;
+  return methods.map((method) => {
+    if (method === 'pagerank') return pageRankOf(file, options, context);
+    traffic ??= trafficOf(file, options, context);
+    return method === 'traffic' ? traffic.traffic : traffic.hotness;
+  });
+}
+
+/** Names the best pages, and keeps the scores beside the graph when asked. */
+function finishRanking(file: CompactFile, ranking: CompactRanking, options: CompactRankOptions): CompactRankJson {
+  const labels = file.labelsInPlace();
+  const k = options.top ?? 10;
+  const best = topK(ranking.scores, Math.max(k, options.save === true ? SCORES_TOP : 0));
+  const top = Array.from(best.subarray(0, k), (id, i) => ({ rank: i + 1, id, label: nameOf(labels, id), score: ranking.scores[id]! }));
+  let saved: string | null = null;
+  if (options.save === true) {
+    saved = scoresPath(file.path, ranking.json.method);
+    writeScores(saved, { ...ranking.header, top: Array.from(best, (id) => [id, ranking.scores[id]!]) }, ranking.scores);
+  }
+  return { ...ranking.json, top, saved };
+}
+
+/** A ranking of a compact graph (PageRank by default), without its plain form. */
+export function compactRank(path: string, options: CompactRankOptions = {}, context: AppContext = {}): CompactRankJson {
+  return withFile(path, (file) => finishRanking(file, rankingsOf(file, [options.method ?? 'pagerank'], options, context)[0]!, options));
+}
+
+/** `rank G.wgc --method A,B --out FILE`: each method's report, and Common Crawl's ranks table of them all. */
+export interface CompactRankTableJson {
+  file: string;
+  nodes: number;
+  edges: number;
+  methods: CompactRankJson[];
+  /** The first method's best pages with their position and value by every method (1 = best). */
+  top: Array<{ label: string; positions: number[]; values: number[] }>;
+  out: string | null;
+  timings: { table: number };
+}
+
+/**
+ * Several rankings of a compact graph and their ranks table (src/formats/ranks-table.ts: position
+ * and value per method, then the name, in the first method's order), as Common Crawl publishes
+ * for its host and domain graphs.
+ */
+export async function compactRankTable(path: string, methods: readonly CompactRankMethod[], out: string | null, options: CompactRankOptions = {}, context: AppContext = {}): Promise<CompactRankTableJson> {
+  const file = CompactFile.open(path);
+  try {
+    const rankings = rankingsOf(file, methods, options, context);
+    const reports = rankings.map((ranking) => finishRanking(file, ranking, options));
+    const started = performance.now();
+    context.onProgress?.({ phase: 'compact', message: `ranks table: sorting ${file.nodeCount.toLocaleString('en-US')} pages by ${methods.join(', ')}` });
+    const positions = rankings.map((ranking) => rankPositions(ranking.scores));
+    const labels: Labels = file.labelsInPlace() ?? new IdentityLabels(file.nodeCount);
+    const k = Math.min(options.top ?? 10, file.nodeCount);
+    const top = Array.from(positions[0]!.order.subarray(0, k), (v) => ({
+      label: labels.label(v),
+      positions: positions.map((p) => p.position[v]!),
+      values: rankings.map((ranking) => ranking.scores[v]!),
+    }));
+    if (out !== null) {
+      context.onProgress?.({ phase: 'compact', message: `ranks table: writing ${out}` });
+      const level = file.header.level === 'host' || file.header.level === 'domain' ? file.header.level : 'page';
+      await writeRanksTable(out, labels, rankings.map((ranking, i) => ({ method: methods[i]!, values: ranking.scores })), { nameColumn: file.header.reversed ? `${level}_rev` : level, positions });
+    }
+    return { file: path, nodes: file.nodeCount, edges: file.linkCount, methods: reports, top, out, timings: { table: elapsed(started) } };
+  } finally {
+    file.close();
+  }
 }
 
 export interface CompactLevelsJson {
@@ -350,11 +534,11 @@ export interface CompactTopJson {
 }
 
 /** The best pages of the scores `rank --save` kept, named in place. */
-export function compactTop(path: string, k: number): CompactTopJson {
+export function compactTop(path: string, k: number, method: CompactRankMethod = 'pagerank'): CompactTopJson {
   const started = performance.now();
   return withFile(path, (file) => {
-    const { header } = readScores(scoresPath(path));
-    if (header.nodes !== file.nodeCount) throw new InputFormatError(scoresPath(path), undefined, `scores of ${header.nodes} pages for a graph of ${file.nodeCount}: rank it again`);
+    const { header } = readScores(scoresPath(path, method), undefined, method);
+    if (header.nodes !== file.nodeCount) throw new InputFormatError(scoresPath(path, method), undefined, `scores of ${header.nodes} pages for a graph of ${file.nodeCount}: rank it again`);
     if (k > header.top.length) throw new OptionError('--top', `the saved scores list the best ${header.top.length} pages`);
     const labels = file.labelsInPlace();
     const top = header.top.slice(0, k).map(([id, score], i) => ({ rank: i + 1, id, label: nameOf(labels, id), score }));
@@ -384,11 +568,14 @@ export function compactPage(path: string, name: string, limit: number): CompactP
     const outList = file.has('out') ? file.listInPlace('out', id) : new Int32Array(0);
     const names = (list: Int32Array): string[] => Array.from(list.subarray(0, limit), (u) => nameOf(labels, u));
     const scores: Array<{ method: string; value: number }> = [];
-    try {
-      const { header, score } = readScores(scoresPath(path), id);
-      if (score !== null && header.nodes === file.nodeCount) scores.push({ method: header.method, value: score });
-    } catch (error) {
-      if (!(error instanceof FileNotFoundError)) throw error;
+    // Every ranking kept beside the graph.
+    for (const method of COMPACT_RANK_METHODS) {
+      try {
+        const { header, score } = readScores(scoresPath(path, method), id, method);
+        if (score !== null && header.nodes === file.nodeCount) scores.push({ method: header.method, value: score });
+      } catch (error) {
+        if (!(error instanceof FileNotFoundError)) throw error;
+      }
     }
     return { file: path, id, label: nameOf(labels, id), inDegree: inList.length, outDegree: outList.length, inLinks: names(inList), outLinks: names(outList), scores, seconds: elapsed(started) };
   });

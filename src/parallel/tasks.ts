@@ -11,6 +11,7 @@ import { pivotReachThread } from '../analysis/scc-pivot.js';
 import { bfsThread } from '../analysis/levels.js';
 import { compactBfsThread } from '../analysis/compact-search.js';
 import { hyperBallThread } from '../analysis/hyperball.js';
+import { compactTrafficThread } from '../analysis/traffic-compact.js';
 import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
@@ -44,5 +45,6 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'levels-bfs': bfsThread,
   'levels-bfs-compact': compactBfsThread as ParallelKernel,
   hyperball: hyperBallThread as ParallelKernel,
+  'traffic-compact': compactTrafficThread as ParallelKernel,
   'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

@@ -9,7 +9,11 @@ import { totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
+  COMPACT_RANK_METHODS,
   type CompactRankJson,
+  type CompactRankMethod,
+  type CompactRankOptions,
+  compactRankTable,
   compactLevelsOf,
   compactPage,
   compactRank,
@@ -28,7 +32,8 @@ import { type GraphInputOptions, addGraphFileOptions } from '../graph-input.js';
 import { count, levelsTable, megabytes, percent, print, printJson, safeLabel, score, seconds, table } from '../output.js';
 import { Progress } from '../progress.js';
 import { defaultThreads } from '../../parallel/pool.js';
-import { integerOption, numberOption } from '../values.js';
+import { choiceOption, integerOption, numberOption } from '../values.js';
+import { TRAFFIC_DEFAULTS } from '../../analysis/traffic.js';
 import { printStats } from './stats.js';
 
 /** Peak bytes per link of the plain graph's loading (measured at 10^9 links: 13.3 to 13.6). */
@@ -145,34 +150,98 @@ export function runCompactStats(path: string, options: { json?: boolean }, progr
   print(structuresTable(result.memory.structures));
 }
 
-/** `rank` (PageRank) of a compact graph. */
-export function runCompactRank(path: string, options: { json?: boolean; top?: string; damping?: string; tolerance?: string; maxIterations?: string; threads?: string; save?: boolean; method?: string; solver?: string }, progress: Progress): CompactRankJson {
-  if (options.method !== undefined && options.method !== 'pagerank') throw new OptionError('--method', `a compact graph is ranked by pagerank; convert it to the plain form for ${options.method} (wga rank ${path} --format ... without .wgc)`);
+/** The options `rank` reads on a compact graph. */
+export interface CompactRankCliOptions {
+  json?: boolean;
+  top?: string;
+  damping?: string;
+  tolerance?: string;
+  maxIterations?: string;
+  threads?: string;
+  save?: boolean;
+  method?: string;
+  solver?: string;
+  alpha?: string;
+  sweep?: string;
+  history?: string;
+  out?: string;
+}
+
+/**
+ * `rank` of a compact graph: PageRank, TrafficRank, HOTness; several methods, or --out, give Common
+ * Crawl's ranks table. Returns whether every ranking converged.
+ */
+export async function runCompactRank(path: string, options: CompactRankCliOptions, progress: Progress): Promise<{ converged: boolean; failed: CompactRankJson[] }> {
+  const methods = (options.method ?? 'pagerank').split(',').map((m) => m.trim());
+  for (const method of methods) {
+    if (!(COMPACT_RANK_METHODS as readonly string[]).includes(method)) {
+      throw new OptionError('--method', `a compact graph is ranked by ${COMPACT_RANK_METHODS.join(', ')}; '${method}' needs the plain form (wga rank FILE without .wgc)`);
+    }
+  }
+  if (new Set(methods).size !== methods.length) throw new OptionError('--method', `names a method twice: '${options.method}'`);
   if (options.solver !== undefined && options.solver !== 'auto' && options.solver !== 'power') throw new OptionError('--solver', `a compact graph is ranked by power iteration, not ${options.solver}`);
-  const result = compactRank(
-    path,
-    {
-      top: integerOption('--top', options.top, 10, 0),
-      damping: numberOption('--damping', options.damping, 0.85),
-      tolerance: numberOption('--tolerance', options.tolerance, 1e-10),
-      maxIterations: integerOption('--max-iterations', options.maxIterations, 1000, 1),
-      threads: integerOption('--threads', options.threads, defaultThreads(), 1),
-      save: options.save === true,
-    },
-    { onProgress: (event) => progress.update(() => event.message) },
-  );
+  const traffic = methods.some((m) => m !== 'pagerank');
+  if (!traffic) {
+    for (const [option, given] of [['--alpha', options.alpha], ['--sweep', options.sweep], ['--history', options.history]] as const) {
+      if (given !== undefined) throw new OptionError(option, 'is an option of --method traffic and hotness');
+    }
+  }
+  const rankOptions: CompactRankOptions = {
+    top: integerOption('--top', options.top, 10, 0),
+    damping: numberOption('--damping', options.damping, 0.85, { min: 0, max: 1, exclusiveMax: true }),
+    tolerance: numberOption('--tolerance', options.tolerance, 1e-10, { min: 0, exclusiveMin: true }),
+    maxIterations: integerOption('--max-iterations', options.maxIterations, traffic ? TRAFFIC_DEFAULTS.maxSweeps : 1000, 1),
+    threads: integerOption('--threads', options.threads, defaultThreads(), 1),
+    save: options.save === true,
+    alpha: numberOption('--alpha', options.alpha, TRAFFIC_DEFAULTS.alpha, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }),
+    sweep: choiceOption('--sweep', options.sweep, ['anderson', 'gauss-seidel'] as const, 'anderson'),
+    history: choiceOption('--history', options.history, ['auto', 'float64', 'float32'] as const, 'auto'),
+    memoryBytes: memoryBytes(),
+  };
+  const context = { onProgress: (event: { message: string }) => progress.update(() => event.message) };
+  if (methods.length > 1 || options.out !== undefined) {
+    const result = await compactRankTable(path, methods as CompactRankMethod[], options.out ?? null, rankOptions, context);
+    progress.done();
+    if (options.json === true) printJson(result);
+    else {
+      for (const report of result.methods) printCompactRanking(report);
+      print();
+      const header = ['rank', ...result.methods.flatMap((m, i) => (i === 0 ? [m.method] : [`${m.method} rank`, m.method])), 'page'];
+      const rows = result.top.map((t) => [String(t.positions[0]), ...t.values.flatMap((v, i) => (i === 0 ? [score(v)] : [String(t.positions[i]), score(v)])), safeLabel(t.label)]);
+      print(table([header, ...rows], [0, ...result.methods.slice(1).map((_, i) => 2 + 2 * i)]));
+      if (result.out !== null) print(`\nranks table of all ${count(result.nodes)} pages written to ${result.out} in ${seconds(result.timings.table)}`);
+      const saved = result.methods.filter((m) => m.saved !== null);
+      if (saved.length > 0) print(`\nscores kept in ${saved.map((m) => m.saved).join(', ')}`);
+    }
+    const failed = result.methods.filter((m) => !m.converged);
+    return { converged: failed.length === 0, failed };
+  }
+  const result = compactRank(path, { ...rankOptions, method: methods[0] as CompactRankMethod }, context);
   progress.done();
   if (options.json === true) printJson(result);
   else {
-    const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
-    print(`pagerank of ${count(result.nodes)} pages, ${count(result.edges)} links: power iteration on the compact graph${core}, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`);
+    printCompactRanking(result);
     print();
-    print(table([['rank', 'pagerank', 'page'], ...result.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.label)])], [0]));
+    print(table([['rank', result.method, 'page'], ...result.top.map((t) => [String(t.rank), score(t.score), safeLabel(t.label)])], [0]));
     print('\ncompact structures');
     print(structuresTable(result.compact.structures));
-    if (result.saved !== null) print(`\nscores kept in ${result.saved} (wga top ${path}, wga page NAME --graph ${path})`);
+    if (result.saved !== null) print(`\nscores kept in ${result.saved} (wga top --graph ${path}${result.method === 'pagerank' ? '' : ` --score ${result.method}`}, wga page NAME --graph ${path})`);
   }
-  return result;
+  return { converged: result.converged, failed: result.converged ? [] : [result] };
+}
+
+/** One ranking's summary line. */
+function printCompactRanking(result: CompactRankJson): void {
+  const graph = `${count(result.nodes)} pages, ${count(result.edges)} links`;
+  const time = `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`;
+  if (result.traffic === null) {
+    const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
+    print(`pagerank of ${graph}: power iteration on the compact graph${core}, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
+    return;
+  }
+  const t = result.traffic;
+  const history = t.history === null ? '' : `, Anderson's history in ${t.history} (${t.historyReason})`;
+  print(`${result.method} of ${graph}: ${result.solver.replace(' (compact)', '')} balancing on the compact graph, ${t.threads} thread${t.threads === 1 ? '' : 's'}${history}, ${result.iterations} sweeps, conservation violation ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; alpha ${t.alpha}, entropy ${t.entropy.toFixed(4)}; ${time}`);
 }
 
 export function runCompactLevels(path: string, options: { json?: boolean; root: string[]; maxLevel?: string; out?: string; save?: boolean }, progress: Progress): void {
@@ -213,8 +282,9 @@ export function runCompactScc(path: string, options: { json?: boolean; top?: str
   );
 }
 
-export function runCompactTop(path: string, options: { json?: boolean; top?: string }): void {
-  const result = compactTop(path, integerOption('--top', options.top, 10, 1));
+export function runCompactTop(path: string, options: { json?: boolean; top?: string; score?: string }): void {
+  const method = choiceOption('--score', options.score, COMPACT_RANK_METHODS, 'pagerank');
+  const result = compactTop(path, integerOption('--top', options.top, 10, 1), method);
   if (options.json === true) {
     printJson(result);
     return;

@@ -5,7 +5,7 @@ import { MONTE_CARLO_DEFAULTS } from '../../analysis/montecarlo.js';
 import { OPIC_STRATEGIES } from '../../analysis/opic.js';
 import { TRAFFIC_DEFAULTS, TRAFFIC_SWEEPS } from '../../analysis/traffic.js';
 import { PAGERANK_DEFAULTS, PAGERANK_SOLVERS } from '../../analysis/pagerank.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode, OptionError } from '../../errors.js';
 import { defaultThreads } from '../../parallel/pool.js';
 import { type GraphInputOptions, addGraphOptions, addSaveOption, withGraph } from '../graph-input.js';
 import { count, print, printJson, safeLabel, score, seconds, table } from '../output.js';
@@ -36,7 +36,8 @@ export function registerRank(program: Command): void {
       .option('--focus-share <x>', 'OPIC: share of the virtual page\'s payouts for focus pages (default: 0.5 with --focus)')
       .option('--discovery-share <x>', 'OPIC: share of the virtual page\'s payouts for pages never read (default: 0)')
       .option('--alpha <a>', `TrafficRank/HOTness: share of the traffic on real links (default: ${TRAFFIC_DEFAULTS.alpha})`)
-      .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep})`)
+      .option('--sweep <kind>', `TrafficRank/HOTness: ${TRAFFIC_SWEEPS.join(', ')} (default: ${TRAFFIC_DEFAULTS.sweep}; a compact graph: anderson or gauss-seidel)`)
+      .option('--history <width>', 'TrafficRank/HOTness on a compact graph: Anderson\'s history in float64, float32 (half the bytes, the same accuracy) or auto (float64 when it fits; default)')
       .option('--hubs', 'HITS: rank by hub scores (default: authorities)')
       .option('--exact', 'harmonic, closeness, lin: exact, one breadth-first search per page (default: HyperBall\'s estimate)')
       .option('--log2m <k>', 'HyperBall: 2^k registers per counter, 4 to 16; error about 1.04 / 2^(k/2) (default: up to 8, as memory allows)')
@@ -54,17 +55,18 @@ export function registerRank(program: Command): void {
     const compact = await compactInput(path, { ...options, compact: false }, compactProgress);
     if (compact !== null) {
       try {
-        const result = runCompactRank(compact.path, { ...options, ...(options.save === true && compact.path !== path ? { save: false } : {}) }, compactProgress);
-        if (!result.converged) {
-          process.stderr.write(`wga: pagerank did not converge: residual ${result.residual.toExponential(3)} after ${result.iterations} iterations; raise --max-iterations\n`);
-          process.exitCode = ExitCode.notConverged;
+        const result = await runCompactRank(compact.path, { ...options, ...(options.save === true && compact.path !== path ? { save: false } : {}) }, compactProgress);
+        for (const failed of result.failed) {
+          process.stderr.write(`wga: ${failed.method} did not converge: ${failed.traffic === null ? 'residual' : 'violation'} ${failed.residual.toExponential(3)} after ${failed.iterations} ${failed.traffic === null ? 'iterations' : 'sweeps'}; raise --max-iterations\n`);
         }
+        if (!result.converged) process.exitCode = ExitCode.notConverged;
       } finally {
         compact.cleanUp();
       }
       return;
     }
     compactProgress.done();
+    if ((options as { history?: string }).history !== undefined) throw new OptionError('--history', 'is an option of TrafficRank on a compact graph (a .wgc file)');
     const request = parseRankOptions(options);
     if (path !== undefined) request.source = path;
     await withGraph(path, options, async (loaded) => {

@@ -1,0 +1,101 @@
+/**
+ * TrafficRank and HOTness on a compact graph file (src/analysis/traffic-compact.ts) beside PageRank
+ * on the same file, in one process: the lists loaded once, then PageRank (`wga rank G.wgc`'s solver,
+ * to 1e-10) and TrafficRank with Anderson's history in float64 and float32 (to the tolerance, 1e-10
+ * by default), each timed, with its sweeps and the process's peak RSS after it; with --plain, the
+ * plain solver's TrafficRank on the same graph (one thread, src/analysis/traffic.ts), and whether
+ * the top 100 pages and the vectors agree.
+ *
+ *   node dist/bench/traffic-compact.js --graph G.wgc [--plain G.wgadj] [--threads 2] [--history float64,float32] [--tolerance 1e-10] [--rounds R]
+ */
+import { compactOutDegrees, compactPageRank } from '../src/analysis/pagerank-compact.js';
+import { trafficRank } from '../src/analysis/traffic.js';
+import { type HistoryWidth, compactTrafficRank } from '../src/analysis/traffic-compact.js';
+import { topK } from '../src/analysis/top.js';
+import { CompactFile } from '../src/formats/compact-file.js';
+import { loadGraph } from '../src/formats/load.js';
+import { compactBytes } from '../src/graph/compact.js';
+import { benchArguments } from './arguments.js';
+import { median } from './report.js';
+
+let graphPath = '';
+let plainPath: string | null = null;
+let threads = 2;
+let histories: HistoryWidth[] = ['float64', 'float32'];
+let tolerance = 1e-10;
+let rounds = 1;
+for (const { arg, value } of benchArguments(process.argv.slice(2))) {
+  if (arg === '--graph') graphPath = value();
+  else if (arg === '--plain') plainPath = value();
+  else if (arg === '--threads') threads = Number(value());
+  else if (arg === '--history') histories = value().split(',') as HistoryWidth[];
+  else if (arg === '--tolerance') tolerance = Number(value());
+  else if (arg === '--rounds') rounds = Number(value());
+  else throw new Error(`unknown argument ${arg}`);
+}
+if (graphPath === '') throw new Error('--graph G.wgc is needed');
+
+const gb = (bytes: number): string => (bytes / 1024 ** 3).toFixed(2);
+const peak = (): string => gb(process.resourceUsage().maxRSS * 1024);
+const seconds = (since: number): number => (performance.now() - since) / 1000;
+
+const file = CompactFile.open(graphPath);
+let started = performance.now();
+const inLists = file.readLists('in');
+const outLists = file.readLists('out');
+const outDegree = compactOutDegrees(inLists);
+const load = seconds(started);
+const n = file.nodeCount;
+const m = file.linkCount;
+console.log(`${graphPath}: ${n.toLocaleString('en-US')} pages, ${m.toLocaleString('en-US')} links; in-lists ${(compactBytes(inLists) / m).toFixed(3)} bytes/link, out-lists ${(compactBytes(outLists) / m).toFixed(3)}; loaded in ${load.toFixed(1)} s; ${threads} threads, TrafficRank to ${tolerance}; node ${process.version}`);
+console.log(`peak RSS after loading: ${peak()} GB`);
+console.log();
+console.log('| run | solver | sweeps / iterations | s (median) | rounds s | × PageRank | violation / residual | history GB | peak RSS GB so far |');
+console.log('|---|---|---:|---:|---|---:|---:|---:|---:|');
+
+const pageRankTimes: number[] = [];
+const trafficTimes = new Map<HistoryWidth, number[]>();
+let pageRank: ReturnType<typeof compactPageRank> | null = null;
+const traffic = new Map<HistoryWidth, ReturnType<typeof compactTrafficRank>>();
+for (let round = 0; round < rounds; round++) {
+  started = performance.now();
+  pageRank = compactPageRank(inLists, outDegree, { tolerance: 1e-10, threads });
+  pageRankTimes.push(seconds(started));
+  for (const history of histories) {
+    started = performance.now();
+    const result = compactTrafficRank(inLists, outLists, { tolerance, threads, history });
+    if (!trafficTimes.has(history)) trafficTimes.set(history, []);
+    trafficTimes.get(history)!.push(seconds(started));
+    traffic.set(history, result);
+  }
+}
+const pageRankSeconds = median(pageRankTimes);
+console.log(`| PageRank | power on the compact in-lists${pageRank!.core.pages < n ? ', dangling pages lumped' : ''} | ${pageRank!.iterations} | ${pageRankSeconds.toFixed(1)} | ${pageRankTimes.map((t) => t.toFixed(1)).join(', ')} | 1.00 | ${pageRank!.residual.toExponential(1)} | — | ${peak()} |`);
+for (const history of histories) {
+  const result = traffic.get(history)!;
+  const times = trafficTimes.get(history)!;
+  console.log(`| TrafficRank | anderson, history ${history} | ${result.sweeps} | ${median(times).toFixed(1)} | ${times.map((t) => t.toFixed(1)).join(', ')} | **${(median(times) / pageRankSeconds).toFixed(2)}** | ${result.violation.toExponential(1)} | ${gb(result.bytes.history)} | ${peak()} |`);
+}
+
+if (plainPath !== null) {
+  const { graph } = await loadGraph(plainPath);
+  started = performance.now();
+  const plain = trafficRank(graph, { tolerance });
+  const plainSeconds = seconds(started);
+  console.log(`| TrafficRank, plain form | anderson, one thread (traffic.ts) | ${plain.sweeps} | ${plainSeconds.toFixed(1)} | | ${(plainSeconds / pageRankSeconds).toFixed(2)} | ${plain.violation.toExponential(1)} | ${gb(16 * 8 * n)} | ${peak()} |`);
+  console.log();
+  const plainTop = topK(plain.trafficRank, 100);
+  for (const history of histories) {
+    const result = traffic.get(history)!;
+    const top = topK(result.trafficRank, 100);
+    const same = top.every((v, i) => v === plainTop[i]);
+    let hot = 0;
+    let flow = 0;
+    for (let v = 0; v < n; v++) {
+      hot = Math.max(hot, Math.abs(result.hotness[v]! - plain.hotness[v]!) / plain.hotness[v]!);
+      flow = Math.max(flow, Math.abs(result.trafficRank[v]! - plain.trafficRank[v]!) / plain.trafficRank[v]!);
+    }
+    console.log(`history ${history}: top 100 the plain solver's, in its order: ${same ? 'yes' : 'NO'}; largest relative difference of TrafficRank ${flow.toExponential(1)}, of HOTness ${hot.toExponential(1)}`);
+  }
+}
+console.log(`\npeak RSS of the process: ${peak()} GB`);
