@@ -6,7 +6,9 @@
  * plain solver's TrafficRank on the same graph (one thread, src/analysis/traffic.ts), and whether
  * the top 100 pages and the vectors agree.
  *
- *   node dist/bench/traffic-compact.js --graph G.wgc [--plain G.wgadj] [--threads 2] [--history float64,float32] [--tolerance 1e-10] [--rounds R]
+ * Run with --expose-gc at 10^9 links and up: the vectors of one solve are then freed before the next.
+ *
+ *   node --expose-gc dist/bench/traffic-compact.js --graph G.wgc [--plain G.wgadj] [--threads 2] [--history float64,float32] [--tolerance 1e-10] [--rounds R]
  */
 import { compactOutDegrees, compactPageRank } from '../src/analysis/pagerank-compact.js';
 import { trafficRank } from '../src/analysis/traffic.js';
@@ -53,6 +55,11 @@ console.log();
 console.log('| run | solver | sweeps / iterations | s (median) | rounds s | × PageRank | violation / residual | history GB | peak RSS GB so far |');
 console.log('|---|---|---:|---:|---|---:|---:|---:|---:|');
 
+/** A full collection when node was started with --expose-gc (the last solve's shared buffers go). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 const pageRankTimes: number[] = [];
 const trafficTimes = new Map<HistoryWidth, number[]>();
 let pageRank: ReturnType<typeof compactPageRank> | null = null;
@@ -61,7 +68,10 @@ for (let round = 0; round < rounds; round++) {
   started = performance.now();
   pageRank = compactPageRank(inLists, outDegree, { tolerance: 1e-10, threads });
   pageRankTimes.push(seconds(started));
+  collect();
   for (const history of histories) {
+    traffic.delete(history);
+    collect();
     started = performance.now();
     const result = compactTrafficRank(inLists, outLists, { tolerance, threads, history });
     if (!trafficTimes.has(history)) trafficTimes.set(history, []);

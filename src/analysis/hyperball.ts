@@ -64,8 +64,28 @@ export function hyperBallLog2m(n: number, memoryBytes = 4 * 1024 ** 3): number {
   return log2m;
 }
 
+/** The salts of the two hash functions of the page id, drawn from the seed. */
+export function hyperBallSalts(seed: number): [number, number] {
+  return [fmix32(Math.imul(seed, 0x9e3779b1) ^ 0x632be5ab), fmix32(Math.imul(seed + 0x7f4a7c15, 0x85ebca77) ^ 0x1b873593)];
+}
+
+/** The register page x's own hash falls in. */
+export function initialRegister(x: number, log2m: number, salt1: number, salt2: number): number {
+  return fmix32(Math.imul(x ^ salt1, 0x9e3779b1) + salt2) >>> (32 - log2m);
+}
+
+/**
+ * The run of zeros of page x's second hash, plus 1, at most MAX_RHO: 31 fits the 5-bit registers of
+ * the packed counters (hyperball-compact.ts), and a longer run has probability 2^-31 per page.
+ */
+export function initialRho(x: number, salt1: number, salt2: number): number {
+  return Math.min(MAX_RHO, Math.clz32(fmix32(Math.imul(x ^ salt2, 0xcc9e2d51) + salt1)) + 1);
+}
+
+export const MAX_RHO = 31;
+
 /** HyperLogLog's alpha_m. */
-function alpha(m: number): number {
+export function alpha(m: number): number {
   if (m === 16) return 0.673;
   if (m === 32) return 0.697;
   if (m === 64) return 0.709;
@@ -84,9 +104,7 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   // seed into the id: that only permutes the ids 0..n-1 among themselves, so every seed hashed the
   // graph alike, and register and zeros came from related hashes: over 200 seeds a counter of 10^5
   // pages erred by 1.16 times the stated deviation; these two give 1.04.)
-  const seed = options.seed ?? 1;
-  const salt1 = fmix32(Math.imul(seed, 0x9e3779b1) ^ 0x632be5ab);
-  const salt2 = fmix32(Math.imul(seed + 0x7f4a7c15, 0x85ebca77) ^ 0x1b873593);
+  const [salt1, salt2] = hyperBallSalts(options.seed ?? 1);
   // Shared with the worker threads: the counters of two iterations, which changed, and the per-page sums.
   const registers = [new Uint32Array(new SharedArrayBuffer(n * m)), new Uint32Array(new SharedArrayBuffer(n * m))] as const;
   const changed = [new Uint8Array(new SharedArrayBuffer(n)), new Uint8Array(new SharedArrayBuffer(n))] as const;
@@ -95,11 +113,7 @@ export function hyperBall(graph: Graph, options: HyperBallOptions = {}): HyperBa
   const distanceSum = new Float64Array(new SharedArrayBuffer(8 * n));
   // Every page's counter holds the page itself.
   const bytes = new Uint8Array(registers[0].buffer);
-  for (let x = 0; x < n; x++) {
-    const register = fmix32(Math.imul(x ^ salt1, 0x9e3779b1) + salt2) >>> (32 - log2m);
-    const rho = Math.clz32(fmix32(Math.imul(x ^ salt2, 0xcc9e2d51) + salt1)) + 1;
-    bytes[x * m + register] = rho;
-  }
+  for (let x = 0; x < n; x++) bytes[x * m + initialRegister(x, log2m, salt1, salt2)] = initialRho(x, salt1, salt2);
   changed[0].fill(1);
   const first = new Float64Array(n);
   let pairs = 0;
@@ -186,11 +200,16 @@ function estimateCounter(registers: Uint32Array, x: number, m: number): number {
     sum += POWERS[r]!;
     if (r === 0) zeros++;
   }
+  return hyperLogLogEstimate(sum, zeros, m);
+}
+
+/** HyperLogLog's estimate from the sum of 2^-register and the zero registers, with the small-range correction. */
+export function hyperLogLogEstimate(sum: number, zeros: number, m: number): number {
   const raw = (alpha(m) * m * m) / sum;
   return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
 }
 
-const POWERS = Float64Array.from({ length: 64 }, (_, k) => 2 ** -k);
+export const POWERS = Float64Array.from({ length: 64 }, (_, k) => 2 ** -k);
 
 /**
  * One thread's share of HyperBall: the pages [n t / T, n (t + 1) / T), every iteration, the

@@ -13,7 +13,8 @@ import { TRAFFIC_DEFAULTS } from '../analysis/traffic.js';
 import { type CompactTrafficSweep, type HistoryWidth, compactTrafficBytes, compactTrafficRank } from '../analysis/traffic-compact.js';
 import { rankPositions, writeRanksTable } from '../formats/ranks-table.js';
 import { IdentityLabels } from '../graph/labels.js';
-import { totalmem } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
+import { HYPERBALL_PAGE_BYTES, compactHyperBall, counterWords, planCompactHyperBall } from '../analysis/hyperball-compact.js';
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
@@ -115,7 +116,7 @@ export function compactStats(path: string, context: AppContext = {}): CompactSta
 }
 
 /** The rankings a compact graph gets without its plain form. */
-export const COMPACT_RANK_METHODS = ['pagerank', 'traffic', 'hotness'] as const;
+export const COMPACT_RANK_METHODS = ['pagerank', 'traffic', 'hotness', 'harmonic', 'closeness', 'lin'] as const;
 export type CompactRankMethod = (typeof COMPACT_RANK_METHODS)[number];
 
 export interface CompactRankOptions {
@@ -134,12 +135,18 @@ export interface CompactRankOptions {
   history?: HistoryWidth | 'auto';
   /** The memory the automatic choices plan with (default: the machine's). */
   memoryBytes?: number;
+  /** HyperBall: 2^log2m registers per counter (null: the largest that fits the memory, at most 8). */
+  log2m?: number | null;
+  /** HyperBall's hash seed. */
+  seed?: number;
+  /** Where HyperBall's next counters go when only one counter array fits in memory (default: the system's temporary directory). */
+  tmp?: string;
 }
 
 export interface CompactRankJson {
   file: string;
   method: CompactRankMethod;
-  solver: 'power (compact)' | 'anderson (compact)' | 'gauss-seidel (compact)';
+  solver: string;
   nodes: number;
   edges: number;
   /** PageRank's damping; TrafficRank's alpha. */
@@ -154,6 +161,8 @@ export interface CompactRankJson {
   core: { pages: number; links: number } | null;
   /** TrafficRank and HOTness: the flow's figures, Anderson's history width and why, the threads. */
   traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number; history: HistoryWidth | null; historyReason: string | null; threads: number } | null;
+  /** HyperBall (harmonic, closeness, lin): registers per counter, each estimate's relative standard deviation, whether the next counters went to disk, and why. */
+  hyperball: { log2m: number; relativeStandardDeviation: number; external: boolean; plan: string } | null;
   top: Array<{ rank: number; id: number; label: string; score: number }>;
   compact: { bytes: number; bytesPerLink: number; structures: StructureBytes[] };
   saved: string | null;
@@ -272,6 +281,7 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
       converged: rank.converged,
       core: lumped ? { pages: rank.core.pages, links: rank.core.links } : null,
       traffic: null,
+      hyperball: null,
       compact: {
         bytes: listBytes,
         bytesPerLink: m === 0 ? 0 : listBytes / m,
@@ -365,6 +375,7 @@ function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppC
       historyReason: result.history === null ? null : reason,
       threads: result.threads,
     },
+    hyperball: null,
     compact: {
       bytes: inBytes + outBytes,
       bytesPerLink: m === 0 ? 0 : (inBytes + outBytes) / m,
@@ -372,8 +383,8 @@ function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppC
         structure('in-lists (gap-encoded, with samples)', inBytes, n, m),
         structure('out-lists (gap-encoded, with samples)', outBytes, n, m),
         structure('scales (HOTness)', result.bytes.scales, n, m),
-        ...(result.history === null ? [] : [structure(`Anderson's history (13 vectors, ${result.history})`, result.bytes.history, n, m)]),
-        structure('traffic (TrafficRank)', result.bytes.result, n, m),
+        ...(result.history === null ? [] : [structure(`Anderson's history (13 vectors, ${result.history}; the traffic written over it at the end)`, result.bytes.history, n, m)]),
+        ...(result.bytes.result === 0 ? [] : [structure('traffic (TrafficRank)', result.bytes.result, n, m)]),
       ],
     },
     timings: { load, solve },
@@ -385,13 +396,91 @@ function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppC
   };
 }
 
-/** Runs each method once (TrafficRank and HOTness share one solve). */
+type GeometricMethod = 'harmonic' | 'closeness' | 'lin';
+
+/**
+ * HyperBall over the compact in-lists (harmonic centrality, closeness and Lin's index from one
+ * run), registers packed; log2m and whether the next counters go to disk planned for three
+ * quarters of the memory (planCompactHyperBall).
+ */
+function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext): Record<GeometricMethod, CompactRanking> {
+  const n = file.nodeCount;
+  const m = file.linkCount;
+  if (!file.has('in')) throw new InputFormatError(file.path, undefined, 'HyperBall needs the in-lists: convert the graph again with wga convert');
+  const inBytes = (file.header.sections['in.bytes']?.[1] ?? 0) + 8 * (Math.ceil(n / SAMPLE) + 1);
+  const memory = 0.75 * (options.memoryBytes ?? totalmem());
+  const plan = planCompactHyperBall(n, inBytes, memory, options.log2m ?? null);
+  if (plan === null) {
+    const least = planCompactHyperBall(n, inBytes, Infinity, options.log2m ?? 4)!;
+    const needed = gigabytes(least.totalBytes - (least.external ? 0 : least.counterBytes / 2));
+    throw new OptionError(options.log2m === null || options.log2m === undefined ? 'memory' : '--log2m', `HyperBall on ${n.toLocaleString('en-US')} pages needs at least ${needed} at log2m ${least.log2m} with one counter array in memory, more than three quarters of ${gigabytes(options.memoryBytes ?? totalmem())}`);
+  }
+  const planText = `${plan.external ? 'one counter array in memory, the next on disk' : 'both counter arrays in memory'}: ${gigabytes(plan.totalBytes)} planned within three quarters of ${gigabytes(options.memoryBytes ?? totalmem())}`;
+  let started = performance.now();
+  context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+  const lists = file.readLists('in');
+  const load = elapsed(started);
+  started = performance.now();
+  const result = compactHyperBall(lists, {
+    log2m: plan.log2m,
+    seed: options.seed ?? 1,
+    threads: options.threads ?? 1,
+    spillDirectory: plan.external ? options.tmp ?? tmpdir() : null,
+    onIteration: (iteration, changed) => context.onProgress?.({ phase: 'compact', message: `HyperBall: iteration ${iteration}, ${changed.toLocaleString('en-US')} counters changed` }),
+  });
+  const solve = elapsed(started);
+  const listBytes = compactBytes(lists);
+  const ranking = (method: GeometricMethod): CompactRanking => {
+    const raw = method === 'harmonic' ? result.harmonic : method === 'closeness' ? result.closeness : result.lin;
+    // As the plain `rank`: a page no page reaches scores 0.
+    const scores = method === 'harmonic' ? raw : raw.map((c) => (Number.isNaN(c) ? 0 : c));
+    return {
+      scores,
+      header: { method, nodes: n, iterations: result.iterations, residual: result.relativeStandardDeviation, damping: 0 },
+      json: {
+        file: file.path,
+        method,
+        solver: `hyperball log2m=${result.log2m} (compact)`,
+        nodes: n,
+        edges: m,
+        damping: 0,
+        tolerance: 0,
+        iterations: result.iterations,
+        // The relative standard deviation of each counter: the precision of every estimate (as the plain `rank`).
+        residual: result.relativeStandardDeviation,
+        converged: true,
+        core: null,
+        traffic: null,
+        hyperball: { log2m: result.log2m, relativeStandardDeviation: result.relativeStandardDeviation, external: result.external, plan: planText },
+        compact: {
+          bytes: listBytes,
+          bytesPerLink: m === 0 ? 0 : listBytes / m,
+          structures: [
+            structure('in-lists (gap-encoded, with samples)', listBytes, n, m),
+            structure(`counters (${2 ** result.log2m} registers of 5 bits, ${counterWords(result.log2m) * 4} bytes; ${result.external ? 'one array, the next on disk' : 'two arrays'})`, result.counterBytes, n, m),
+            structure('ball size, harmonic and distance sums, changed flags', HYPERBALL_PAGE_BYTES * n, n, m),
+            structure('closeness, Lin\'s index, reach (after the counters)', 24 * n, n, m),
+          ],
+        },
+        timings: { load, solve },
+      },
+    };
+  };
+  return { harmonic: ranking('harmonic'), closeness: ranking('closeness'), lin: ranking('lin') };
+}
+
+/** Runs each method once (TrafficRank and HOTness share one solve, harmonic, closeness and lin one HyperBall). */
 function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], options: CompactRankOptions, context: AppContext): CompactRanking[] {
   let traffic: ReturnType<typeof trafficOf> | null = null;
+  let geometric: ReturnType<typeof hyperBallOf> | null = null;
   return methods.map((method) => {
     if (method === 'pagerank') return pageRankOf(file, options, context);
-    traffic ??= trafficOf(file, options, context);
-    return method === 'traffic' ? traffic.traffic : traffic.hotness;
+    if (method === 'traffic' || method === 'hotness') {
+      traffic ??= trafficOf(file, options, context);
+      return method === 'traffic' ? traffic.traffic : traffic.hotness;
+    }
+    geometric ??= hyperBallOf(file, options, context);
+    return geometric[method];
   });
 }
 

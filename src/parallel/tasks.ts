@@ -12,6 +12,7 @@ import { bfsThread } from '../analysis/levels.js';
 import { compactBfsThread } from '../analysis/compact-search.js';
 import { hyperBallThread } from '../analysis/hyperball.js';
 import { compactTrafficThread } from '../analysis/traffic-compact.js';
+import { compactHyperBallThread } from '../analysis/hyperball-compact.js';
 import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
@@ -46,5 +47,6 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'levels-bfs-compact': compactBfsThread as ParallelKernel,
   hyperball: hyperBallThread as ParallelKernel,
   'traffic-compact': compactTrafficThread as ParallelKernel,
+  'hyperball-compact': compactHyperBallThread as ParallelKernel,
   'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

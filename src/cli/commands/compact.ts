@@ -36,6 +36,15 @@ import { choiceOption, integerOption, numberOption } from '../values.js';
 import { TRAFFIC_DEFAULTS } from '../../analysis/traffic.js';
 import { printStats } from './stats.js';
 
+/**
+ * `wga generate --preset`: the sizes of the graphs the papers and the field rank. Tomlin's crawl of
+ * 2001 kept only the pages crawled (links to pages not crawled dropped), so few are dangling.
+ */
+export const GENERATE_PRESETS = {
+  commoncrawl: { pages: 335_000_000, links: 2_700_000_000, dangling: 0.81, what: "Common Crawl's host graph of 2024: 3.35 x 10^8 hosts, 2.7 x 10^9 links, 81% dangling" },
+  tomlin: { pages: 173_000_000, links: 2_000_000_000, dangling: 0.1, what: "Tomlin's TrafficRank crawl (2003): 1.73 x 10^8 pages, 2 x 10^9 links, the pages crawled only (10% dangling)" },
+} as const;
+
 /** Peak bytes per link of the plain graph's loading (measured at 10^9 links: 13.3 to 13.6). */
 const PLAIN_BYTES_PER_LINK = 13.6;
 
@@ -165,6 +174,10 @@ export interface CompactRankCliOptions {
   sweep?: string;
   history?: string;
   out?: string;
+  log2m?: string;
+  seed?: string;
+  tmp?: string;
+  exact?: boolean;
 }
 
 /**
@@ -180,12 +193,19 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
   }
   if (new Set(methods).size !== methods.length) throw new OptionError('--method', `names a method twice: '${options.method}'`);
   if (options.solver !== undefined && options.solver !== 'auto' && options.solver !== 'power') throw new OptionError('--solver', `a compact graph is ranked by power iteration, not ${options.solver}`);
-  const traffic = methods.some((m) => m !== 'pagerank');
+  const traffic = methods.some((m) => m === 'traffic' || m === 'hotness');
+  const geometric = methods.some((m) => m === 'harmonic' || m === 'closeness' || m === 'lin');
   if (!traffic) {
     for (const [option, given] of [['--alpha', options.alpha], ['--sweep', options.sweep], ['--history', options.history]] as const) {
       if (given !== undefined) throw new OptionError(option, 'is an option of --method traffic and hotness');
     }
   }
+  if (!geometric) {
+    for (const [option, given] of [['--log2m', options.log2m], ['--seed', options.seed]] as const) {
+      if (given !== undefined) throw new OptionError(option, 'is an option of HyperBall: --method harmonic, closeness or lin');
+    }
+  }
+  if (options.exact === true) throw new OptionError('--exact', 'is not available on a compact graph (one breadth-first search per page): HyperBall estimates harmonic, closeness and lin');
   const rankOptions: CompactRankOptions = {
     top: integerOption('--top', options.top, 10, 0),
     damping: numberOption('--damping', options.damping, 0.85, { min: 0, max: 1, exclusiveMax: true }),
@@ -197,6 +217,9 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
     sweep: choiceOption('--sweep', options.sweep, ['anderson', 'gauss-seidel'] as const, 'anderson'),
     history: choiceOption('--history', options.history, ['auto', 'float64', 'float32'] as const, 'auto'),
     memoryBytes: memoryBytes(),
+    log2m: options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 6, 4, 16),
+    seed: integerOption('--seed', options.seed, 1, 0),
+    ...(options.tmp === undefined ? {} : { tmp: options.tmp }),
   };
   const context = { onProgress: (event: { message: string }) => progress.update(() => event.message) };
   if (methods.length > 1 || options.out !== undefined) {
@@ -234,12 +257,17 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
 function printCompactRanking(result: CompactRankJson): void {
   const graph = `${count(result.nodes)} pages, ${count(result.edges)} links`;
   const time = `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`;
-  if (result.traffic === null) {
+  if (result.traffic === null && result.hyperball === null) {
     const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
     print(`pagerank of ${graph}: power iteration on the compact graph${core}, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
     return;
   }
-  const t = result.traffic;
+  if (result.hyperball !== null) {
+    const h = result.hyperball;
+    print(`${result.method} of ${graph}: HyperBall on the compact graph, ${2 ** h.log2m} registers per counter (relative standard deviation ${(100 * h.relativeStandardDeviation).toFixed(1)}%), ${result.iterations} iterations, ${h.plan}; ${time}`);
+    return;
+  }
+  const t = result.traffic!;
   const history = t.history === null ? '' : `, Anderson's history in ${t.history} (${t.historyReason})`;
   print(`${result.method} of ${graph}: ${result.solver.replace(' (compact)', '')} balancing on the compact graph, ${t.threads} thread${t.threads === 1 ? '' : 's'}${history}, ${result.iterations} sweeps, conservation violation ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; alpha ${t.alpha}, entropy ${t.entropy.toFixed(4)}; ${time}`);
 }
@@ -357,18 +385,21 @@ export function registerCompact(program: Command): void {
     .command('generate')
     .description("write a graph shaped like Common Crawl's host graph (81% dangling, power-law degrees, host names) straight to a compact file")
     .argument('<output>', 'the compact graph file to write (.wgc)')
-    .requiredOption('--pages <n>', 'hosts (e.g. 335000000 for the size of Common Crawl\'s 2024 host graph)')
-    .requiredOption('--links <m>', 'links wanted (e.g. 2700000000)')
+    .option('--preset <size>', `a published graph's size: ${Object.entries(GENERATE_PRESETS).map(([name, p]) => `${name} (${p.what})`).join('; ')}`)
+    .option('--pages <n>', 'hosts (e.g. 335000000 for the size of Common Crawl\'s 2024 host graph)')
+    .option('--links <m>', 'links wanted (e.g. 2700000000)')
     .option('--seed <s>', 'random seed (default: 1)')
-    .option('--dangling <share>', 'share of hosts without out-links (default: 0.81)')
+    .option('--dangling <share>', 'share of hosts without out-links (default: 0.81, or the preset\'s)')
     .option('--local <share>', 'share of links drawn near their target in id order (default: 0.6)')
     .option('-q, --quiet', 'no progress messages on stderr')
     .option('--json', 'print one JSON document')
-    .action((output: string, options: { pages: string; links: string; seed?: string; dangling?: string; local?: string; quiet?: boolean; json?: boolean }) => {
+    .action((output: string, options: { preset?: string; pages?: string; links?: string; seed?: string; dangling?: string; local?: string; quiet?: boolean; json?: boolean }) => {
       if (!isCompactPath(output)) throw new OptionError('<output>', `the compact graph file must end in .wgc, got ${JSON.stringify(output)}`);
-      const pages = numberOption('--pages', options.pages, 0);
+      const preset = options.preset === undefined ? null : GENERATE_PRESETS[choiceOption('--preset', options.preset, Object.keys(GENERATE_PRESETS) as Array<keyof typeof GENERATE_PRESETS>, 'commoncrawl')];
+      if (preset === null && (options.pages === undefined || options.links === undefined)) throw new OptionError(options.pages === undefined ? '--pages' : '--links', 'is needed (or --preset)');
+      const pages = numberOption('--pages', options.pages, preset?.pages ?? 0);
       if (!(Number.isInteger(pages) && pages >= 2 && pages < 2 ** 30)) throw new OptionError('--pages', `must be an integer from 2 to 2^30 - 1, got ${options.pages}`);
-      const links = numberOption('--links', options.links, 0);
+      const links = numberOption('--links', options.links, preset?.links ?? 0);
       if (!(Number.isInteger(links) && links >= 0)) throw new OptionError('--links', `must be a non-negative integer, got ${options.links}`);
       const share = (name: string, text: string | undefined, fallback: number): number => {
         const value = numberOption(name, text, fallback);
@@ -382,7 +413,7 @@ export function registerCompact(program: Command): void {
           pages,
           links,
           seed: integerOption('--seed', options.seed, 1, 0),
-          danglingShare: share('--dangling', options.dangling, 0.81),
+          danglingShare: share('--dangling', options.dangling, preset?.dangling ?? 0.81),
           localShare: share('--local', options.local, 0.6),
           onProgress: (message) => progress.update(() => message),
         });

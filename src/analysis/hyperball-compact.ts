@@ -1,0 +1,393 @@
+/**
+ * HyperBall (hyperball.ts has the method: Boldi and Vigna 2013) over the compact in-lists, with the
+ * counters packed: six 5-bit registers per 32-bit word (registers hold runs of zeros plus one, at
+ * most 31), 4 ceil(m / 6) bytes per counter instead of m. The registers, their unions and the
+ * estimates are the plain kernel's (the same hashes, the same maximum per register, the same
+ * estimate summed in register order), so the results are the same numbers.
+ *
+ * The maximum of six registers at once is broadword (Boldi and Vigna, section 5; Knuth, TAOCP 7.1.3):
+ * with H the top bit of every 5-bit field, the fields where x < y are the top bits of
+ * ((((x | H) - (y & ~H)) | (x ^ y)) ^ (x | ~y)) & H (no borrow crosses a field: (x | H)'s field is
+ * at least 16, (y & ~H)'s at most 15); spread over their field by a multiplication, they choose y.
+ *
+ * Memory: the lists, two counter arrays (this iteration's and the next) or, in the external mode,
+ * one: the next counters are written to a file as they are computed, in page order, and read back
+ * over the current ones once every thread has finished reading them (HyperBall's external mode:
+ * the previous iteration's counters stay whole in memory, random reads; the new ones go
+ * sequentially to disk). Per page besides: the ball size, harmonic sum and distance sum (24 bytes)
+ * and two changed flags.
+ */
+import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileNotFoundError } from '../errors.js';
+import { type CompactLists, SAMPLE } from '../graph/compact.js';
+import { barrierWait } from '../parallel/barrier.js';
+import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
+import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
+import { type HyperBallResult, POWERS, hyperBallSalts, hyperLogLogEstimate, initialRegister, initialRho } from './hyperball.js';
+
+/** Registers per 32-bit word, and their width. */
+const PER_WORD = 6;
+const REGISTER_BITS = 5;
+/** The top bit of each of the six fields. */
+const HIGH = 0x21084210;
+
+/** Words per counter of 2^log2m registers. */
+export function counterWords(log2m: number): number {
+  return Math.ceil(2 ** log2m / PER_WORD);
+}
+
+/** Bytes per page besides the counters: ball size, harmonic sum, distance sum, two changed flags. */
+export const HYPERBALL_PAGE_BYTES = 26;
+
+export interface CompactHyperBallPlan {
+  log2m: number;
+  /** One counter array in memory, the next counters on disk. */
+  external: boolean;
+  /** Bytes of the counters held in memory. */
+  counterBytes: number;
+  /** The plan's bytes in all: lists, counters, per-page numbers. */
+  totalBytes: number;
+}
+
+/**
+ * The largest log2m (at most `maxLog2m`, 8 by default as the plain kernel's, at least 4) whose counters
+ * fit the memory with the lists and the per-page numbers: both arrays in memory when they fit, else
+ * one (external). null when not even log2m 4 fits with one array.
+ */
+export function planCompactHyperBall(n: number, listBytes: number, memoryBytes: number, log2m: number | null = null, maxLog2m = 8): CompactHyperBallPlan | null {
+  const fixed = listBytes + HYPERBALL_PAGE_BYTES * n;
+  for (let k = log2m ?? maxLog2m; k >= (log2m ?? 4); k--) {
+    const counter = 4 * counterWords(k) * n;
+    if (fixed + 2 * counter <= memoryBytes) return { log2m: k, external: false, counterBytes: 2 * counter, totalBytes: fixed + 2 * counter };
+    if (fixed + counter <= memoryBytes) return { log2m: k, external: true, counterBytes: counter, totalBytes: fixed + counter };
+  }
+  return null;
+}
+
+export interface CompactHyperBallOptions {
+  log2m: number;
+  seed?: number;
+  maxIterations?: number;
+  threads?: number;
+  /** A directory for the next counters (the external mode: one counter array in memory); null: both in memory. */
+  spillDirectory?: string | null;
+  onIteration?: (iteration: number, changed: number, pairs: number) => void;
+}
+
+/** What the threads share. */
+export interface CompactHyperBallData {
+  segments: Uint8Array[];
+  samples: Float64Array;
+  /** [segment bytes]. */
+  layout: Float64Array;
+  n: number;
+  log2m: number;
+  words: number;
+  /** The counters of iterations of either parity; in the external mode one array, twice. */
+  counters: readonly [Uint32Array, Uint32Array];
+  /** The file the next counters go to in the external mode, or ''. */
+  spillPath: string;
+  changed: readonly [Uint8Array, Uint8Array];
+  size: Float64Array;
+  harmonic: Float64Array;
+  distanceSum: Float64Array;
+  stats: Float64Array;
+  iterations: Int32Array;
+  maxIterations: number;
+  bounds: Int32Array;
+}
+
+export interface CompactHyperBallResult extends HyperBallResult {
+  external: boolean;
+  counterBytes: number;
+}
+
+function splitBySamples(samples: Float64Array, n: number, words: number, threads: number): Int32Array {
+  const bounds = sharedInt32(threads + 1);
+  const blocks = samples.length - 1;
+  const cost = (block: number): number => samples[block]! + 4 * words * Math.min(n, block * SAMPLE);
+  const total = cost(blocks);
+  let block = 0;
+  for (let t = 1; t < threads; t++) {
+    while (block < blocks && cost(block) < (total * t) / threads) block++;
+    bounds[t] = Math.min(n, block * SAMPLE);
+  }
+  bounds[threads] = n;
+  return bounds;
+}
+
+/** HyperBall's estimates over compact in-lists (the plain kernel's numbers). */
+export function compactHyperBall(lists: CompactLists, options: CompactHyperBallOptions): CompactHyperBallResult {
+  const n = lists.nodeCount;
+  const { log2m } = options;
+  if (!(Number.isInteger(log2m) && log2m >= 4 && log2m <= 16)) throw new RangeError(`log2m must be an integer from 4 to 16, got ${log2m}`);
+  const threads = n < 2 * SAMPLE * (options.threads ?? 1) ? 1 : Math.max(1, options.threads ?? 1);
+  if (threads > 1) warmUpWorkers(threads);
+  const m = 2 ** log2m;
+  const words = counterWords(log2m);
+  const external = options.spillDirectory !== undefined && options.spillDirectory !== null;
+  const first = new Uint32Array(new SharedArrayBuffer(4 * words * n));
+  const counters = [first, external ? first : new Uint32Array(new SharedArrayBuffer(4 * words * n))] as const;
+  const [salt1, salt2] = hyperBallSalts(options.seed ?? 1);
+  for (let x = 0; x < n; x++) {
+    const register = initialRegister(x, log2m, salt1, salt2);
+    first[x * words + Math.floor(register / PER_WORD)] = initialRho(x, salt1, salt2) << (REGISTER_BITS * (register % PER_WORD));
+  }
+  const size = sharedFloat64(n);
+  let pairs = 0;
+  for (let x = 0; x < n; x++) {
+    size[x] = estimatePacked(first, x * words, m);
+    pairs += size[x]!;
+  }
+  const changed = [new Uint8Array(new SharedArrayBuffer(n)).fill(1), new Uint8Array(new SharedArrayBuffer(n))] as const;
+  let spillPath = '';
+  if (external) {
+    spillPath = join(options.spillDirectory!, `wga-hyperball-${process.pid}-${Date.now()}.counters`);
+    let fd: number;
+    try {
+      fd = openSync(spillPath, 'w+');
+    } catch (error) {
+      throw new FileNotFoundError(options.spillDirectory!, `cannot write HyperBall's counters there: ${(error as Error).message}`);
+    }
+    ftruncateSync(fd, 4 * words * n);
+    closeSync(fd);
+  }
+  const neighbourhood = [pairs];
+  const data: CompactHyperBallData = {
+    segments: lists.segments,
+    samples: lists.samples,
+    layout: sharedFloat64(1).fill(lists.segmentBytes),
+    n,
+    log2m,
+    words,
+    counters,
+    spillPath,
+    changed,
+    size,
+    harmonic: sharedFloat64(n),
+    distanceSum: sharedFloat64(n),
+    stats: sharedFloat64(2 * threads),
+    iterations: sharedInt32(1),
+    maxIterations: options.maxIterations ?? 1000,
+    bounds: splitBySamples(lists.samples, n, words, threads),
+  };
+  try {
+    if (n > 0) {
+      runParallel('hyperball-compact', data, threads, (context) =>
+        compactHyperBallThread(context, (t, changedCount, total) => {
+          options.onIteration?.(t, changedCount, total);
+          if (changedCount > 0) neighbourhood.push(total);
+        }),
+      );
+    }
+  } finally {
+    if (external) rmSync(spillPath, { force: true });
+  }
+  const closeness = new Float64Array(n);
+  const lin = new Float64Array(n);
+  const reach = new Float64Array(n);
+  const { harmonic, distanceSum } = data;
+  for (let x = 0; x < n; x++) {
+    // Reach: growth past the page's own first estimate (its one register's, as hyperball.ts's `first`).
+    const rho = initialRho(x, salt1, salt2);
+    const r = size[x]! - hyperLogLogEstimate(m - 1 + POWERS[rho]!, m - 1, m);
+    reach[x] = r;
+    const total = distanceSum[x]!;
+    closeness[x] = total > 0 ? 1 / total : Number.NaN;
+    lin[x] = total > 0 ? (r * r) / total : Number.NaN;
+  }
+  const counterBytes = (external ? 1 : 2) * 4 * words * n;
+  return {
+    log2m,
+    relativeStandardDeviation: 1.04 / Math.sqrt(m),
+    iterations: data.iterations[0]!,
+    harmonic,
+    closeness,
+    lin,
+    reach,
+    neighbourhood,
+    memoryBytes: counterBytes + HYPERBALL_PAGE_BYTES * n,
+    external,
+    counterBytes,
+  };
+}
+
+/** HyperLogLog's estimate of the packed counter at words[base...] (registers summed in order, as the plain kernel). */
+function estimatePacked(counters: Uint32Array, base: number, m: number): number {
+  let sum = 0;
+  let zeros = 0;
+  let j = 0;
+  for (let w = 0; j < m; w++) {
+    const word = counters[base + w]!;
+    for (let k = 0; k < PER_WORD && j < m; k++, j++) {
+      const r = (word >>> (REGISTER_BITS * k)) & 31;
+      sum += POWERS[r]!;
+      if (r === 0) zeros++;
+    }
+  }
+  return hyperLogLogEstimate(sum, zeros, m);
+}
+
+/** Words of the next counters a thread writes to the file at once in the external mode (1 MiB). */
+const SPILL_WORDS = 1 << 18;
+
+/**
+ * One thread's share: every iteration its pages' new counters (the union of the counters of the
+ * in-neighbours that changed), the estimates, the sums; a barrier after each iteration (and in the
+ * external mode one more after the counters are read back).
+ */
+export function compactHyperBallThread(context: TaskContext<CompactHyperBallData>, report?: (iteration: number, changed: number, pairs: number) => void): void {
+  const { data, thread, threads, barrier } = context;
+  const { segments, samples, words, counters, changed, size, harmonic, distanceSum, stats } = data;
+  const m = 2 ** data.log2m;
+  const segmentBytes = data.layout[0]!;
+  const lo = data.bounds[thread]!;
+  const hi = data.bounds[thread + 1]!;
+  const external = data.spillPath !== '';
+  const fd = external ? openSync(data.spillPath, 'r+') : -1;
+  const spill = external ? new Uint32Array(Math.max(words, SPILL_WORDS - (SPILL_WORDS % words))) : new Uint32Array(0);
+  const counter = new Uint32Array(words);
+  try {
+    for (let t = 1; t <= data.maxIterations; t++) {
+      const current = counters[(t - 1) & 1];
+      const next = counters[t & 1];
+      const changedNow = changed[(t - 1) & 1];
+      const changedNext = changed[t & 1];
+      let changedHere = 0;
+      let pairs = 0;
+      let spilled = 0;
+      let spillFirst = lo;
+      for (let v = lo; v < hi; v += SAMPLE) {
+        const start = samples[v / SAMPLE]!;
+        const segment = Math.floor(start / segmentBytes);
+        const bytes = segments[segment]!;
+        let p = start - segment * segmentBytes;
+        const blockEnd = Math.min(hi, v + SAMPLE);
+        for (let x = v; x < blockEnd; x++) {
+          const base = x * words;
+          for (let w = 0; w < words; w++) counter[w] = current[base + w]!;
+          const touched = unionInList(bytes, p, x, current, changedNow, counter, words);
+          p = end;
+          let grew = false;
+          if (touched) {
+            for (let w = 0; w < words; w++) {
+              if (counter[w] !== current[base + w]) {
+                grew = true;
+                break;
+              }
+            }
+          }
+          if (external) {
+            spill.set(counter, spilled);
+            spilled += words;
+            if (spilled === spill.length) {
+              writeWords(fd, spill, spilled, spillFirst * words);
+              spillFirst = x + 1;
+              spilled = 0;
+            }
+          } else next.set(counter, base);
+          if (grew) {
+            const estimate = estimatePacked(counter, 0, m);
+            // Counters only grow; an estimate that would go down (noise) keeps the last (as hyperball.ts).
+            const growth = Math.max(0, estimate - size[x]!);
+            harmonic[x]! += growth / t;
+            distanceSum[x]! += growth * t;
+            size[x] = Math.max(estimate, size[x]!);
+            changedHere++;
+            changedNext[x] = 1;
+          } else changedNext[x] = 0;
+          pairs += size[x]!;
+        }
+      }
+      if (external && spilled > 0) writeWords(fd, spill, spilled, spillFirst * words);
+      stats[2 * thread] = changedHere;
+      stats[2 * thread + 1] = pairs;
+      barrierWait(barrier, threads);
+      let totalChanged = 0;
+      let totalPairs = 0;
+      for (let i = 0; i < threads; i++) {
+        totalChanged += stats[2 * i]!;
+        totalPairs += stats[2 * i + 1]!;
+      }
+      if (thread === 0) {
+        data.iterations[0] = t;
+        report?.(t, totalChanged, totalPairs);
+      }
+      // Every thread has read the stats (and, external, every counter of this iteration) before any overwrites them.
+      barrierWait(barrier, threads);
+      if (totalChanged === 0) break;
+      if (external) {
+        readWords(fd, current, lo * words, (hi - lo) * words);
+        barrierWait(barrier, threads);
+      }
+    }
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+function writeWords(fd: number, words: Uint32Array, count: number, firstWord: number): void {
+  const bytes = new Uint8Array(words.buffer, words.byteOffset, 4 * count);
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, 4 * firstWord + done);
+}
+
+function readWords(fd: number, into: Uint32Array, firstWord: number, count: number): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset + 4 * firstWord, 4 * count);
+  for (let done = 0; done < bytes.length; ) {
+    const got = readSync(fd, bytes, done, Math.min(1 << 30, bytes.length - done), 4 * firstWord + done);
+    if (got <= 0) throw new Error(`HyperBall's counters file ended early, at byte ${4 * firstWord + done}`);
+    done += got;
+  }
+}
+
+/** Where the last list decoded ends. */
+let end = 0;
+
+/**
+ * The union into `counter` of the counters of x's in-neighbours that changed in the last iteration,
+ * x's in-list at bytes[p...] (its header first); true when any did. The position after the list is
+ * left in `end`.
+ */
+function unionInList(bytes: Uint8Array, p: number, x: number, current: Uint32Array, changedNow: Uint8Array, counter: Uint32Array, words: number): boolean {
+  let b = bytes[p++]!;
+  let header = b & 0x7f;
+  if (b > 0x7f) {
+    let shift = 7;
+    do {
+      b = bytes[p++]!;
+      header |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b > 0x7f);
+  }
+  const degree = header >>> 1;
+  let touched = false;
+  let y = 0;
+  for (let k = 0; k < degree; k++) {
+    b = bytes[p++]!;
+    let value = b & 0x7f;
+    if (b > 0x7f) {
+      let shift = 7;
+      do {
+        b = bytes[p++]!;
+        value |= (b & 0x7f) << shift;
+        shift += 7;
+      } while (b > 0x7f);
+    }
+    y = k === 0 ? (x + ((value >>> 1) ^ -(value & 1))) | 0 : (y + value + 1) | 0;
+    if (changedNow[y] === 0) continue;
+    touched = true;
+    const other = y * words;
+    for (let w = 0; w < words; w++) {
+      const p0 = counter[w]!;
+      const q = current[other + w]!;
+      if (p0 === q) continue;
+      // The fields where p0 < q take q's register.
+      const less = ((((p0 | HIGH) - (q & ~HIGH)) | (p0 ^ q)) ^ (p0 | ~q)) & HIGH;
+      const mask = Math.imul(less >>> (REGISTER_BITS - 1), 31);
+      counter[w] = (p0 & ~mask) | (q & mask);
+    }
+  }
+  end = p;
+  return touched;
+}
