@@ -184,9 +184,13 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
   } finally {
     if (external) rmSync(spillPath, { force: true });
   }
-  const closeness = new Float64Array(n);
-  const lin = new Float64Array(n);
-  const reach = new Float64Array(n);
+  // The counters are done with: closeness and Lin's index go over their bytes when they hold both
+  // (at least 16 bytes per page: log2m 5 and up), reach over the ball sizes (no bytes more at the peak).
+  const spare = counters[0].buffer as SharedArrayBuffer;
+  const over = spare.byteLength >= 16 * n;
+  const closeness = over ? new Float64Array(spare, 0, n) : new Float64Array(n);
+  const lin = over ? new Float64Array(spare, 8 * n, n) : new Float64Array(n);
+  const reach = size;
   const { harmonic, distanceSum } = data;
   for (let x = 0; x < n; x++) {
     // Reach: growth past the page's own first estimate (its one register's, as hyperball.ts's `first`).
@@ -207,7 +211,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     lin,
     reach,
     neighbourhood,
-    memoryBytes: counterBytes + HYPERBALL_PAGE_BYTES * n,
+    memoryBytes: counterBytes + HYPERBALL_PAGE_BYTES * n + (over ? 0 : 16 * n),
     external,
     counterBytes,
   };

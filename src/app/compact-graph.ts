@@ -14,7 +14,8 @@ import { type CompactTrafficSweep, type HistoryWidth, compactTrafficBytes, compa
 import { rankPositions, writeRanksTable } from '../formats/ranks-table.js';
 import { IdentityLabels } from '../graph/labels.js';
 import { tmpdir, totalmem } from 'node:os';
-import { HYPERBALL_PAGE_BYTES, compactHyperBall, counterWords, planCompactHyperBall } from '../analysis/hyperball-compact.js';
+import { type CompactHyperBallPlan, HYPERBALL_PAGE_BYTES, compactHyperBall, counterWords, planCompactHyperBall } from '../analysis/hyperball-compact.js';
+import { type DistancesJson, hyperBallDistances } from './distances.js';
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
@@ -406,16 +407,7 @@ type GeometricMethod = 'harmonic' | 'closeness' | 'lin';
 function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext): Record<GeometricMethod, CompactRanking> {
   const n = file.nodeCount;
   const m = file.linkCount;
-  if (!file.has('in')) throw new InputFormatError(file.path, undefined, 'HyperBall needs the in-lists: convert the graph again with wga convert');
-  const inBytes = (file.header.sections['in.bytes']?.[1] ?? 0) + 8 * (Math.ceil(n / SAMPLE) + 1);
-  const memory = 0.75 * (options.memoryBytes ?? totalmem());
-  const plan = planCompactHyperBall(n, inBytes, memory, options.log2m ?? null);
-  if (plan === null) {
-    const least = planCompactHyperBall(n, inBytes, Infinity, options.log2m ?? 4)!;
-    const needed = gigabytes(least.totalBytes - (least.external ? 0 : least.counterBytes / 2));
-    throw new OptionError(options.log2m === null || options.log2m === undefined ? 'memory' : '--log2m', `HyperBall on ${n.toLocaleString('en-US')} pages needs at least ${needed} at log2m ${least.log2m} with one counter array in memory, more than three quarters of ${gigabytes(options.memoryBytes ?? totalmem())}`);
-  }
-  const planText = `${plan.external ? 'one counter array in memory, the next on disk' : 'both counter arrays in memory'}: ${gigabytes(plan.totalBytes)} planned within three quarters of ${gigabytes(options.memoryBytes ?? totalmem())}`;
+  const { plan, text: planText } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem());
   let started = performance.now();
   context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
   const lists = file.readLists('in');
@@ -432,8 +424,9 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
   const listBytes = compactBytes(lists);
   const ranking = (method: GeometricMethod): CompactRanking => {
     const raw = method === 'harmonic' ? result.harmonic : method === 'closeness' ? result.closeness : result.lin;
-    // As the plain `rank`: a page no page reaches scores 0.
-    const scores = method === 'harmonic' ? raw : raw.map((c) => (Number.isNaN(c) ? 0 : c));
+    // As the plain `rank`: a page no page reaches scores 0 (in place: no vector more at the peak).
+    const scores = raw;
+    if (method !== 'harmonic') for (let v = 0; v < n; v++) if (Number.isNaN(scores[v]!)) scores[v] = 0;
     return {
       scores,
       header: { method, nodes: n, iterations: result.iterations, residual: result.relativeStandardDeviation, damping: 0 },
@@ -459,7 +452,7 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
             structure('in-lists (gap-encoded, with samples)', listBytes, n, m),
             structure(`counters (${2 ** result.log2m} registers of 5 bits, ${counterWords(result.log2m) * 4} bytes; ${result.external ? 'one array, the next on disk' : 'two arrays'})`, result.counterBytes, n, m),
             structure('ball size, harmonic and distance sums, changed flags', HYPERBALL_PAGE_BYTES * n, n, m),
-            structure('closeness, Lin\'s index, reach (after the counters)', 24 * n, n, m),
+            ...(result.memoryBytes > result.counterBytes + HYPERBALL_PAGE_BYTES * n ? [structure('closeness and Lin\'s index (after the counters)', 16 * n, n, m)] : []),
           ],
         },
         timings: { load, solve },
@@ -467,6 +460,53 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
     };
   };
   return { harmonic: ranking('harmonic'), closeness: ranking('closeness'), lin: ranking('lin') };
+}
+
+/** HyperBall's plan for a compact file: log2m and the mode for three quarters of the memory, or a one-line error. */
+function planHyperBallFor(file: CompactFile, log2m: number | null, memoryBytes: number): { plan: CompactHyperBallPlan; text: string } {
+  const n = file.nodeCount;
+  if (!file.has('in')) throw new InputFormatError(file.path, undefined, 'HyperBall needs the in-lists: convert the graph again with wga convert');
+  const inBytes = (file.header.sections['in.bytes']?.[1] ?? 0) + 8 * (Math.ceil(n / SAMPLE) + 1);
+  const plan = planCompactHyperBall(n, inBytes, 0.75 * memoryBytes, log2m);
+  if (plan === null) {
+    const least = planCompactHyperBall(n, inBytes, Infinity, log2m ?? 4)!;
+    const needed = gigabytes(least.totalBytes - (least.external ? 0 : least.counterBytes / 2));
+    throw new OptionError(log2m === null ? 'memory' : '--log2m', `HyperBall on ${n.toLocaleString('en-US')} pages needs at least ${needed} at log2m ${least.log2m} with one counter array in memory, more than three quarters of ${gigabytes(memoryBytes)}`);
+  }
+  return { plan, text: `${plan.external ? 'one counter array in memory, the next on disk' : 'both counter arrays in memory'}: ${gigabytes(plan.totalBytes)} planned within three quarters of ${gigabytes(memoryBytes)}` };
+}
+
+/** `distances` of a compact graph: HyperBall over the in-lists (the plain command's statistics). */
+export function compactDistances(
+  path: string,
+  options: { log2m?: number | null; seed?: number; runs?: number; threads?: number; memoryBytes?: number; tmp?: string },
+  context: AppContext = {},
+): DistancesJson & { memory: { plan: string; structures: StructureBytes[] }; timings: { load: number } } {
+  return withFile(path, (file) => {
+    const started = performance.now();
+    const n = file.nodeCount;
+    const m = file.linkCount;
+    const { plan, text } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem());
+    context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+    const lists = file.readLists('in');
+    const load = elapsed(started);
+    const seed = options.seed ?? 1;
+    const report = hyperBallDistances(n, m, options.runs ?? 1, started, context, (run, onIteration) =>
+      compactHyperBall(lists, { log2m: plan.log2m, seed: seed + run, threads: options.threads ?? 1, spillDirectory: plan.external ? options.tmp ?? tmpdir() : null, onIteration }),
+    );
+    return {
+      ...report,
+      memory: {
+        plan: text,
+        structures: [
+          structure('in-lists (gap-encoded, with samples)', compactBytes(lists), n, m),
+          structure(`counters (${2 ** plan.log2m} registers of 5 bits; ${plan.external ? 'one array, the next on disk' : 'two arrays'})`, plan.counterBytes, n, m),
+          structure('ball size, harmonic and distance sums, changed flags', HYPERBALL_PAGE_BYTES * n, n, m),
+        ],
+      },
+      timings: { load },
+    };
+  });
 }
 
 /** Runs each method once (TrafficRank and HOTness share one solve, harmonic, closeness and lin one HyperBall). */

@@ -60,19 +60,40 @@ export function distances(source: { graph: Graph }, options: DistancesOptions, c
     };
   }
   const threads = integerOption('--threads', options.threads, defaultThreads(), 1, MAX_THREADS);
+  return hyperBallDistances(graph.nodeCount, graph.edgeCount, runs, started, context, (run, onIteration) =>
+    hyperBall(graph, { log2m, seed: seed + run, threads, onIteration }),
+  );
+}
+
+/** One HyperBall run's figures that the distances need. */
+export interface HyperBallRun {
+  log2m: number;
+  relativeStandardDeviation: number;
+  iterations: number;
+  neighbourhood: readonly number[];
+}
+
+/**
+ * The distance statistics of `runs` HyperBall runs (`runOne(run, onIteration)`, run 0, 1, ... with
+ * seeds seed, seed + 1, ...): of their mean N(t), with jackknife errors from two runs on (HyperANF).
+ * The plain and the compact graph's `distances` differ only in the runs.
+ */
+export function hyperBallDistances(
+  nodes: number,
+  edges: number,
+  runs: number,
+  started: number,
+  context: AppContext,
+  runOne: (run: number, onIteration: (iteration: number, changed: number) => void) => HyperBallRun,
+): DistancesJson {
   const neighbourhoods: number[][] = [];
-  let last: ReturnType<typeof hyperBall> | null = null;
+  let last: HyperBallRun | null = null;
   let iterations = 0;
   for (let run = 0; run < runs; run++) {
-    last = hyperBall(graph, {
-      log2m,
-      seed: seed + run,
-      threads,
-      onIteration: (iteration, changed) => {
-        context.signal?.throwIfAborted();
-        const which = runs > 1 ? `run ${run + 1} of ${runs}, ` : '';
-        context.onProgress?.({ phase: 'hyperball', message: `hyperball: ${which}iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });
-      },
+    last = runOne(run, (iteration, changed) => {
+      context.signal?.throwIfAborted();
+      const which = runs > 1 ? `run ${run + 1} of ${runs}, ` : '';
+      context.onProgress?.({ phase: 'hyperball', message: `hyperball: ${which}iteration ${iteration}, ${changed} counters changed`, done: iteration, total: 0, data: { iteration, residual: changed } });
     });
     iterations = Math.max(iterations, last.iterations);
     neighbourhoods.push(Array.from(last.neighbourhood));
@@ -90,7 +111,7 @@ export function distances(source: { graph: Graph }, options: DistancesOptions, c
     };
   }
   return {
-    nodes: graph.nodeCount, edges: graph.edgeCount, method: 'hyperball', log2m: last!.log2m, relativeStandardDeviation: last!.relativeStandardDeviation,
+    nodes, edges, method: 'hyperball', log2m: last!.log2m, relativeStandardDeviation: last!.relativeStandardDeviation,
     iterations, seconds: (performance.now() - started) / 1000, runs, jackknife: jack, ...distanceStatistics(mean),
   };
 }

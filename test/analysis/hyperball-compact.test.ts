@@ -108,6 +108,18 @@ describe('HyperBall on the compact graph, registers packed', () => {
       assert.equal(lines.length - 2, 325_557);
       // Nothing left in the spill directory; refused options name themselves.
       assert.deepEqual(readdirSync(dir).sort(), ['cnr.wgc', 'ranks.tsv']);
+      // distances on the compact file: the plain command's statistics.
+      const plainDistances = await runCli(['distances', source, '--log2m', '6', '--runs', '2', '--json', '-q']);
+      const compactDistances = await runCli(['distances', wgc, '--log2m', '6', '--runs', '2', '--json', '-q']);
+      assert.equal(compactDistances.code, 0, compactDistances.stderr);
+      type Distances = { neighbourhood: number[]; averageDistance: number; effectiveDiameter: number; iterations: number; jackknife: { averageDistance: { standardError: number } } };
+      const a = JSON.parse(compactDistances.stdout) as Distances;
+      const b = JSON.parse(plainDistances.stdout) as Distances;
+      assert.equal(a.iterations, b.iterations);
+      assert.equal(a.neighbourhood.length, b.neighbourhood.length);
+      a.neighbourhood.forEach((value, t) => assert.ok(Math.abs(value - b.neighbourhood[t]!) <= 1e-12 * b.neighbourhood[t]!, `N(${t})`));
+      assert.ok(Math.abs(a.averageDistance - b.averageDistance) < 1e-9 && Math.abs(a.effectiveDiameter - b.effectiveDiameter) < 1e-9);
+      assert.ok(Math.abs(a.jackknife.averageDistance.standardError - b.jackknife.averageDistance.standardError) < 1e-9);
       const exact = await runCli(['rank', wgc, '--method', 'harmonic', '--exact', '-q']);
       assert.equal(exact.code, 2);
       assert.match(exact.stderr, /^wga: --exact: is not available on a compact graph/);

@@ -49,7 +49,7 @@ export const GENERATE_PRESETS = {
 const PLAIN_BYTES_PER_LINK = 13.6;
 
 /** The memory the automatic choice plans with: the machine's, or WGA_MEMORY_BYTES (to plan for a smaller machine). */
-function memoryBytes(): number {
+export function memoryBytes(): number {
   const given = Number(process.env['WGA_MEMORY_BYTES']);
   return Number.isFinite(given) && given > 0 ? given : totalmem();
 }
