@@ -14,8 +14,8 @@
  * one: the next counters are written to a file as they are computed, in page order, and read back
  * over the current ones once every thread has finished reading them (HyperBall's external mode:
  * the previous iteration's counters stay whole in memory, random reads; the new ones go
- * sequentially to disk). Per page besides: the ball size, harmonic sum and distance sum (24 bytes)
- * and two changed flags.
+ * sequentially to disk). Per page besides: the ball size and harmonic sum (16 bytes), two changed
+ * flags, and the distance sum when closeness or Lin's index is wanted (8 bytes).
  */
 import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { type CompactLists, SAMPLE } from '../graph/compact.js';
 import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
+import { splitBySamples } from './compact-gather.js';
 import { type HyperBallResult, POWERS, hyperBallSalts, hyperLogLogEstimate, initialRegister, initialRho } from './hyperball.js';
 
 /** Registers per 32-bit word, and their width. */
@@ -37,8 +38,14 @@ export function counterWords(log2m: number): number {
   return Math.ceil(2 ** log2m / PER_WORD);
 }
 
-/** Bytes per page besides the counters: ball size, harmonic sum, distance sum, two changed flags. */
-export const HYPERBALL_PAGE_BYTES = 26;
+/**
+ * Bytes per page besides the counters: ball size, harmonic sum, two changed flags, and the distance
+ * sum when closeness or Lin's index is wanted (26 bytes, else 18: at Common Crawl's 3.35 x 10^8 hosts
+ * those 8 bytes are 2.7 GB, the difference between counters of 16 and of 32 registers).
+ */
+export function hyperBallPageBytes(distanceSums: boolean): number {
+  return distanceSums ? 26 : 18;
+}
 
 export interface CompactHyperBallPlan {
   log2m: number;
@@ -55,8 +62,8 @@ export interface CompactHyperBallPlan {
  * fit the memory with the lists and the per-page numbers: both arrays in memory when they fit, else
  * one (external). null when not even log2m 4 fits with one array.
  */
-export function planCompactHyperBall(n: number, listBytes: number, memoryBytes: number, log2m: number | null = null, maxLog2m = 8): CompactHyperBallPlan | null {
-  const fixed = listBytes + HYPERBALL_PAGE_BYTES * n;
+export function planCompactHyperBall(n: number, listBytes: number, memoryBytes: number, log2m: number | null = null, distanceSums = true, maxLog2m = 8): CompactHyperBallPlan | null {
+  const fixed = listBytes + hyperBallPageBytes(distanceSums) * n;
   for (let k = log2m ?? maxLog2m; k >= (log2m ?? 4); k--) {
     const counter = 4 * counterWords(k) * n;
     if (fixed + 2 * counter <= memoryBytes) return { log2m: k, external: false, counterBytes: 2 * counter, totalBytes: fixed + 2 * counter };
@@ -72,6 +79,8 @@ export interface CompactHyperBallOptions {
   threads?: number;
   /** A directory for the next counters (the external mode: one counter array in memory); null: both in memory. */
   spillDirectory?: string | null;
+  /** Keep each page's sum of distances, for closeness and Lin's index (default true; without it they come back empty). */
+  distanceSums?: boolean;
   onIteration?: (iteration: number, changed: number, pairs: number) => void;
 }
 
@@ -103,20 +112,6 @@ export interface CompactHyperBallResult extends HyperBallResult {
   counterBytes: number;
 }
 
-function splitBySamples(samples: Float64Array, n: number, words: number, threads: number): Int32Array {
-  const bounds = sharedInt32(threads + 1);
-  const blocks = samples.length - 1;
-  const cost = (block: number): number => samples[block]! + 4 * words * Math.min(n, block * SAMPLE);
-  const total = cost(blocks);
-  let block = 0;
-  for (let t = 1; t < threads; t++) {
-    while (block < blocks && cost(block) < (total * t) / threads) block++;
-    bounds[t] = Math.min(n, block * SAMPLE);
-  }
-  bounds[threads] = n;
-  return bounds;
-}
-
 /** HyperBall's estimates over compact in-lists (the plain kernel's numbers). */
 export function compactHyperBall(lists: CompactLists, options: CompactHyperBallOptions): CompactHyperBallResult {
   const n = lists.nodeCount;
@@ -127,6 +122,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
   const m = 2 ** log2m;
   const words = counterWords(log2m);
   const external = options.spillDirectory !== undefined && options.spillDirectory !== null;
+  const distanceSums = options.distanceSums !== false;
   const first = new Uint32Array(new SharedArrayBuffer(4 * words * n));
   const counters = [first, external ? first : new Uint32Array(new SharedArrayBuffer(4 * words * n))] as const;
   const [salt1, salt2] = hyperBallSalts(options.seed ?? 1);
@@ -166,11 +162,11 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     changed,
     size,
     harmonic: sharedFloat64(n),
-    distanceSum: sharedFloat64(n),
+    distanceSum: sharedFloat64(distanceSums ? n : 0),
     stats: sharedFloat64(2 * threads),
     iterations: sharedInt32(1),
     maxIterations: options.maxIterations ?? 1000,
-    bounds: splitBySamples(lists.samples, n, words, threads),
+    bounds: splitBySamples(lists.samples, n, threads, 4 * words),
   };
   try {
     if (n > 0) {
@@ -188,8 +184,9 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
   // (at least 16 bytes per page: log2m 5 and up), reach over the ball sizes (no bytes more at the peak).
   const spare = counters[0].buffer as SharedArrayBuffer;
   const over = spare.byteLength >= 16 * n;
-  const closeness = over ? new Float64Array(spare, 0, n) : new Float64Array(n);
-  const lin = over ? new Float64Array(spare, 8 * n, n) : new Float64Array(n);
+  const length = distanceSums ? n : 0;
+  const closeness = over ? new Float64Array(spare, 0, length) : new Float64Array(length);
+  const lin = over ? new Float64Array(spare, 8 * n, length) : new Float64Array(length);
   const reach = size;
   const { harmonic, distanceSum } = data;
   for (let x = 0; x < n; x++) {
@@ -197,6 +194,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     const rho = initialRho(x, salt1, salt2);
     const r = size[x]! - hyperLogLogEstimate(m - 1 + POWERS[rho]!, m - 1, m);
     reach[x] = r;
+    if (!distanceSums) continue;
     const total = distanceSum[x]!;
     closeness[x] = total > 0 ? 1 / total : Number.NaN;
     lin[x] = total > 0 ? (r * r) / total : Number.NaN;
@@ -211,7 +209,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     lin,
     reach,
     neighbourhood,
-    memoryBytes: counterBytes + HYPERBALL_PAGE_BYTES * n + (over ? 0 : 16 * n),
+    memoryBytes: counterBytes + hyperBallPageBytes(distanceSums) * n + (over || !distanceSums ? 0 : 16 * n),
     external,
     counterBytes,
   };
@@ -249,6 +247,7 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
   const lo = data.bounds[thread]!;
   const hi = data.bounds[thread + 1]!;
   const external = data.spillPath !== '';
+  const sums = distanceSum.length > 0;
   const fd = external ? openSync(data.spillPath, 'r+') : -1;
   const spill = external ? new Uint32Array(Math.max(words, SPILL_WORDS - (SPILL_WORDS % words))) : new Uint32Array(0);
   const counter = new Uint32Array(words);
@@ -296,7 +295,7 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
             // Counters only grow; an estimate that would go down (noise) keeps the last (as hyperball.ts).
             const growth = Math.max(0, estimate - size[x]!);
             harmonic[x]! += growth / t;
-            distanceSum[x]! += growth * t;
+            if (sums) distanceSum[x]! += growth * t;
             size[x] = Math.max(estimate, size[x]!);
             changedHere++;
             changedNext[x] = 1;

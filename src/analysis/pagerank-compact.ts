@@ -12,6 +12,8 @@ import { PAGERANK_DEFAULTS, normalise } from './pagerank.js';
 import { powerLoop } from './pagerank-power.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
+import { splitBySamples } from './compact-gather.js';
+import { compactGaussSeidel } from './pagerank-compact-gs.js';
 
 /** The data of the compact kernel: powerLoop's, plus the encoded lists and the thread bounds. */
 export interface CompactPowerData {
@@ -45,21 +47,6 @@ export interface CompactPowerRun {
   scores: Float64Array;
   iterations: number;
   residual: number;
-}
-
-/** Page ranges of about equal cost (encoded bytes plus 2 per page), cut at sampled pages. */
-function splitBySamples(samples: Float64Array, n: number, threads: number): Int32Array {
-  const bounds = threads > 1 ? sharedInt32(threads + 1) : new Int32Array(threads + 1);
-  const blocks = samples.length - 1;
-  const cost = (block: number): number => samples[block]! + 2 * Math.min(n, block * SAMPLE);
-  const total = cost(blocks);
-  let block = 0;
-  for (let t = 1; t < threads; t++) {
-    while (block < blocks && cost(block) < (total * t) / threads) block++;
-    bounds[t] = Math.min(n, block * SAMPLE);
-  }
-  bounds[threads] = n;
-  return bounds;
 }
 
 /**
@@ -534,6 +521,10 @@ export interface CompactPageRankResult {
   tolerance: number;
   /** Pages and links the iterations ran over (the core when lumped). */
   core: { pages: number; links: number; bytes: number };
+  /** 'power' or 'gauss-seidel' (its iterations are sweeps, and the passes that checked the residual). */
+  solver: 'power' | 'gauss-seidel';
+  /** Passes over the links in all (power iterations; Gauss-Seidel's sweeps and checks). */
+  passes: number;
 }
 
 interface PageRankOptions {
@@ -546,6 +537,8 @@ interface PageRankOptions {
   lump?: boolean;
   /** How the lists are pulled (the same sums either way): by default by the vectors' size (BLOCKED_MIN_PAGES). */
   kernel?: PullKernel;
+  /** Power iteration (default) or Gauss-Seidel sweeps (pagerank-compact-gs.ts; not with lumping). */
+  solver?: 'power' | 'gauss-seidel';
 }
 
 /**
@@ -564,17 +557,14 @@ export function compactPageRank(lists: CompactLists, outDegree: Int32Array, opti
   // (81% dangling) iterates over a fifth of its links; cnr-2000 (27%) over 92% of them, and the
   // re-encoding costs more than it saves (measured: bench/pagerank-compact.ts).
   if (dangling > 0 && (options.lump === true || (options.lump === undefined && 2 * dangling >= outDegree.length))) return compactLumpedPageRank(lists, outDegree, { ...options, damping, tolerance, maxIterations });
+  const core = { pages: lists.nodeCount, links: lists.linkCount, bytes: lists.samples[lists.samples.length - 1]! };
+  if (options.solver === 'gauss-seidel') {
+    const gs = compactGaussSeidel(lists, outDegree, { damping, tolerance, maxIterations, threads: options.threads ?? 1, ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }) });
+    return { scores: gs.scores, iterations: gs.sweeps, residual: gs.residual, converged: gs.converged, damping, tolerance, core, solver: 'gauss-seidel', passes: gs.sweeps + gs.checks };
+  }
   const run = compactPowerIteration(lists, outDegree, damping, tolerance, maxIterations, options.threads ?? 1, options.onIteration, undefined, options.kernel);
   normalise(run.scores);
-  return {
-    scores: run.scores,
-    iterations: run.iterations,
-    residual: run.residual,
-    converged: run.residual <= tolerance,
-    damping,
-    tolerance,
-    core: { pages: lists.nodeCount, links: lists.linkCount, bytes: lists.samples[lists.samples.length - 1]! },
-  };
+  return { scores: run.scores, iterations: run.iterations, residual: run.residual, converged: run.residual <= tolerance, damping, tolerance, core, solver: 'power', passes: run.iterations };
 }
 
 /**
@@ -615,7 +605,7 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
   if (coreCount === 0) {
     // No links: every page keeps the uniform start, a fixed point.
     scores.fill(1 / n);
-    return { scores, iterations: 1, residual: 0, converged: true, damping: c, tolerance, core: { pages: 0, links: 0, bytes: 0 } };
+    return { scores, iterations: 1, residual: 0, converged: true, damping: c, tolerance, core: { pages: 0, links: 0, bytes: 0 }, solver: 'power', passes: 1 };
   }
   const run = compactPowerIteration(core, coreDegree, c, tolerance, maxIterations, options.threads ?? 1, options.onIteration, { toDangling, pages: n, danglingPages: n - coreCount }, options.kernel);
   const { data, iterations } = run;
@@ -640,5 +630,7 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
     damping: c,
     tolerance,
     core: { pages: coreCount, links: core.linkCount, bytes: coreBytes },
+    solver: 'power',
+    passes: iterations,
   };
 }

@@ -29,8 +29,9 @@ import { OptionError } from '../errors.js';
 import { type CompactLists, SAMPLE } from '../graph/compact.js';
 import { barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
-import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
+import { sharedFloat64 } from '../parallel/shared-memory.js';
 import { TRAFFIC_DEFAULTS, expNearZero, logRatio, solveRegularised } from './traffic.js';
+import { listEnd as end, readHeader, splitBySamples, sumOfInverses, sumOfValues } from './compact-gather.js';
 
 /** Anderson's depth: the plain solver's. */
 const DEPTH = 5;
@@ -109,20 +110,6 @@ export interface CompactTrafficData {
 
 const PARTIALS = 2 * DEPTH + 2;
 
-function splitByBytes(inSamples: Float64Array, outSamples: Float64Array, n: number, threads: number): Int32Array {
-  const bounds = sharedInt32(threads + 1);
-  const blocks = inSamples.length - 1;
-  const cost = (block: number): number => inSamples[block]! + outSamples[block]! + 4 * Math.min(n, block * SAMPLE);
-  const total = cost(blocks);
-  let block = 0;
-  for (let t = 1; t < threads; t++) {
-    while (block < blocks && cost(block) < (total * t) / threads) block++;
-    bounds[t] = Math.min(n, block * SAMPLE);
-  }
-  bounds[threads] = n;
-  return bounds;
-}
-
 /**
  * TrafficRank and HOTness of a compact graph from its in-lists and out-lists (the two directions of
  * one graph: out-lists transposed from the in-lists).
@@ -167,7 +154,7 @@ export function compactTrafficRank(inLists: CompactLists, outLists: CompactLists
     df: Array.from({ length: DEPTH }, () => vector(length)),
     both: Array.from({ length: DEPTH }, () => vector(length)),
     traffic: anderson ? new Float64Array(historyBuffer, 0, n) : sharedFloat64(n),
-    bounds: splitByBytes(inLists.samples, outLists.samples, n, threads),
+    bounds: splitBySamples([inLists.samples, outLists.samples], n, threads, 4),
     params: sharedFloat64(4),
     partials: sharedFloat64(PARTIALS * threads),
     result: sharedFloat64(10),
@@ -394,113 +381,6 @@ function rescaleRange(value: Float64Array, lo: number, hi: number, artificial: n
   for (let j = lo; j < hi; j++) value[j]! /= artificial;
 }
 
-// The decoders: page v's list from bytes[p...] (its header read by the caller), summed over the
-// scales (in-lists) or their inverses (out-lists); the position after the list is left in `end`.
-// The varints are inlined (pagerank-compact.ts's pullDirect measured a call per value too slow).
-let end = 0;
-
-function sumOfScales(bytes: Uint8Array, p: number, v: number, header: number, value: Float64Array): number {
-  const degree = header >>> 1;
-  if (degree === 0) {
-    end = p;
-    return 0;
-  }
-  let b = bytes[p++]!;
-  let code = b & 0x7f;
-  if (b > 0x7f) {
-    let shift = 7;
-    do {
-      b = bytes[p++]!;
-      code |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b > 0x7f);
-  }
-  let u = (v + ((code >>> 1) ^ -(code & 1))) | 0;
-  let sum = value[u]!;
-  if (header & 1) {
-    for (let k = 1; k < degree; k++) {
-      u = (u + bytes[p++]! + 1) | 0;
-      sum += value[u]!;
-    }
-  } else {
-    for (let k = 1; k < degree; k++) {
-      b = bytes[p++]!;
-      let gap = b & 0x7f;
-      if (b > 0x7f) {
-        let shift = 7;
-        do {
-          b = bytes[p++]!;
-          gap |= (b & 0x7f) << shift;
-          shift += 7;
-        } while (b > 0x7f);
-      }
-      u = (u + gap + 1) | 0;
-      sum += value[u]!;
-    }
-  }
-  end = p;
-  return sum;
-}
-
-function sumOfInverses(bytes: Uint8Array, p: number, v: number, header: number, value: Float64Array): number {
-  const degree = header >>> 1;
-  if (degree === 0) {
-    end = p;
-    return 0;
-  }
-  let b = bytes[p++]!;
-  let code = b & 0x7f;
-  if (b > 0x7f) {
-    let shift = 7;
-    do {
-      b = bytes[p++]!;
-      code |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b > 0x7f);
-  }
-  let u = (v + ((code >>> 1) ^ -(code & 1))) | 0;
-  let sum = 1 / value[u]!;
-  if (header & 1) {
-    for (let k = 1; k < degree; k++) {
-      u = (u + bytes[p++]! + 1) | 0;
-      sum += 1 / value[u]!;
-    }
-  } else {
-    for (let k = 1; k < degree; k++) {
-      b = bytes[p++]!;
-      let gap = b & 0x7f;
-      if (b > 0x7f) {
-        let shift = 7;
-        do {
-          b = bytes[p++]!;
-          gap |= (b & 0x7f) << shift;
-          shift += 7;
-        } while (b > 0x7f);
-      }
-      u = (u + gap + 1) | 0;
-      sum += 1 / value[u]!;
-    }
-  }
-  end = p;
-  return sum;
-}
-
-/** A header varint at bytes[p]; its end in `end`. */
-function readHeader(bytes: Uint8Array, p: number): number {
-  let b = bytes[p++]!;
-  let value = b & 0x7f;
-  if (b > 0x7f) {
-    let shift = 7;
-    do {
-      b = bytes[p++]!;
-      value |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b > 0x7f);
-  }
-  end = p;
-  return value >>> 0;
-}
-
 /**
  * One Gauss-Seidel sweep over the thread's blocks (traffic.ts's plainSweep): each page's in-sum and
  * out-sum, its conservation gap before the update, its new scale; with Anderson its raw step
@@ -521,7 +401,7 @@ function sweepRange(data: CompactTrafficData, blocks: number[], s: number, t: nu
     let q = blocks[b + 5]!;
     for (let j = first; j < last; j++) {
       const inHeader = readHeader(inBytes, p);
-      const inSum = sumOfScales(inBytes, end, j, inHeader, value);
+      const inSum = sumOfValues(inBytes, end, j, inHeader, value);
       p = end;
       const outHeader = readHeader(outBytes, q);
       const outSum = sumOfInverses(outBytes, end, j, outHeader, value);
@@ -656,7 +536,7 @@ function flowsRange(data: CompactTrafficData, blocks: number[], s: number, t: nu
     let q = blocks[b + 5]!;
     for (let j = blocks[b]!; j < blocks[b + 1]!; j++) {
       const inHeader = readHeader(inBytes, p);
-      const inSum = sumOfScales(inBytes, end, j, inHeader, value);
+      const inSum = sumOfValues(inBytes, end, j, inHeader, value);
       p = end;
       const outHeader = readHeader(outBytes, q);
       const outSum = sumOfInverses(outBytes, end, j, outHeader, value);

@@ -14,7 +14,7 @@ import { type CompactTrafficSweep, type HistoryWidth, compactTrafficBytes, compa
 import { rankPositions, writeRanksTable } from '../formats/ranks-table.js';
 import { IdentityLabels } from '../graph/labels.js';
 import { tmpdir, totalmem } from 'node:os';
-import { type CompactHyperBallPlan, HYPERBALL_PAGE_BYTES, compactHyperBall, counterWords, planCompactHyperBall } from '../analysis/hyperball-compact.js';
+import { type CompactHyperBallPlan, compactHyperBall, counterWords, hyperBallPageBytes, planCompactHyperBall } from '../analysis/hyperball-compact.js';
 import { type DistancesJson, hyperBallDistances } from './distances.js';
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
@@ -129,6 +129,8 @@ export interface CompactRankOptions {
   top?: number;
   /** Keep the scores beside the graph (for `top` and `page`). */
   save?: boolean;
+  /** PageRank's solver: power iteration or Gauss-Seidel sweeps ('auto': see COMPACT_AUTO_SOLVER). */
+  solver?: 'auto' | 'power' | 'gauss-seidel';
   /** TrafficRank's share of traffic on real links. */
   alpha?: number;
   sweep?: CompactTrafficSweep;
@@ -153,8 +155,10 @@ export interface CompactRankJson {
   /** PageRank's damping; TrafficRank's alpha. */
   damping: number;
   tolerance: number;
-  /** Iterations (PageRank) or sweeps (TrafficRank). */
+  /** Iterations (PageRank's power iteration), sweeps (its Gauss-Seidel, TrafficRank) or HyperBall's iterations. */
   iterations: number;
+  /** Passes over the links in all: the iterations, and Gauss-Seidel's passes that checked the residual. */
+  passes: number;
   /** PageRank's L1 residual; TrafficRank's largest conservation violation. */
   residual: number;
   converged: boolean;
@@ -239,6 +243,9 @@ function readScores(path: string, page?: number, method = 'pagerank'): { header:
   }
 }
 
+/** The solver `rank G.wgc` uses for PageRank unless told: measured in BENCHMARKS.md. */
+export const COMPACT_AUTO_SOLVER: 'power' | 'gauss-seidel' = 'power';
+
 /** A ranking of a compact graph: its report (without top and saved) and every page's score. */
 interface CompactRanking {
   json: Omit<CompactRankJson, 'top' | 'saved'>;
@@ -256,7 +263,9 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
   const outDegree = compactOutDegrees(lists);
   const load = elapsed(started);
   started = performance.now();
+  const solver = options.solver === undefined || options.solver === 'auto' ? COMPACT_AUTO_SOLVER : options.solver;
   const rank = compactPageRank(lists, outDegree, {
+    solver,
     damping: options.damping ?? PAGERANK_DEFAULTS.damping,
     tolerance: options.tolerance ?? PAGERANK_DEFAULTS.tolerance,
     maxIterations: options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations,
@@ -272,12 +281,13 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
     json: {
       file: file.path,
       method: 'pagerank',
-      solver: 'power (compact)',
+      solver: `${rank.solver} (compact)`,
       nodes: n,
       edges: m,
       damping: rank.damping,
       tolerance: rank.tolerance,
       iterations: rank.iterations,
+      passes: rank.passes,
       residual: rank.residual,
       converged: rank.converged,
       core: lumped ? { pages: rank.core.pages, links: rank.core.links } : null,
@@ -362,6 +372,7 @@ function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppC
     damping: alpha,
     tolerance,
     iterations: result.sweeps,
+    passes: result.sweeps + 2,
     residual: result.violation,
     converged: result.converged,
     core: null,
@@ -404,10 +415,10 @@ type GeometricMethod = 'harmonic' | 'closeness' | 'lin';
  * run), registers packed; log2m and whether the next counters go to disk planned for three
  * quarters of the memory (planCompactHyperBall).
  */
-function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext): Record<GeometricMethod, CompactRanking> {
+function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext, distanceSums: boolean): Record<GeometricMethod, CompactRanking | null> {
   const n = file.nodeCount;
   const m = file.linkCount;
-  const { plan, text: planText } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem());
+  const { plan, text: planText } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem(), distanceSums);
   let started = performance.now();
   context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
   const lists = file.readLists('in');
@@ -418,6 +429,7 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
     seed: options.seed ?? 1,
     threads: options.threads ?? 1,
     spillDirectory: plan.external ? options.tmp ?? tmpdir() : null,
+    distanceSums,
     onIteration: (iteration, changed) => context.onProgress?.({ phase: 'compact', message: `HyperBall: iteration ${iteration}, ${changed.toLocaleString('en-US')} counters changed` }),
   });
   const solve = elapsed(started);
@@ -439,6 +451,7 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
         damping: 0,
         tolerance: 0,
         iterations: result.iterations,
+        passes: result.iterations,
         // The relative standard deviation of each counter: the precision of every estimate (as the plain `rank`).
         residual: result.relativeStandardDeviation,
         converged: true,
@@ -451,25 +464,25 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
           structures: [
             structure('in-lists (gap-encoded, with samples)', listBytes, n, m),
             structure(`counters (${2 ** result.log2m} registers of 5 bits, ${counterWords(result.log2m) * 4} bytes; ${result.external ? 'one array, the next on disk' : 'two arrays'})`, result.counterBytes, n, m),
-            structure('ball size, harmonic and distance sums, changed flags', HYPERBALL_PAGE_BYTES * n, n, m),
-            ...(result.memoryBytes > result.counterBytes + HYPERBALL_PAGE_BYTES * n ? [structure('closeness and Lin\'s index (after the counters)', 16 * n, n, m)] : []),
+            structure(`ball size, harmonic ${distanceSums ? 'and distance sums' : 'sum'}, changed flags`, hyperBallPageBytes(distanceSums) * n, n, m),
+            ...(result.memoryBytes > result.counterBytes + hyperBallPageBytes(distanceSums) * n ? [structure('closeness and Lin\'s index (after the counters)', 16 * n, n, m)] : []),
           ],
         },
         timings: { load, solve },
       },
     };
   };
-  return { harmonic: ranking('harmonic'), closeness: ranking('closeness'), lin: ranking('lin') };
+  return { harmonic: ranking('harmonic'), closeness: distanceSums ? ranking('closeness') : null, lin: distanceSums ? ranking('lin') : null };
 }
 
 /** HyperBall's plan for a compact file: log2m and the mode for three quarters of the memory, or a one-line error. */
-function planHyperBallFor(file: CompactFile, log2m: number | null, memoryBytes: number): { plan: CompactHyperBallPlan; text: string } {
+function planHyperBallFor(file: CompactFile, log2m: number | null, memoryBytes: number, distanceSums: boolean): { plan: CompactHyperBallPlan; text: string } {
   const n = file.nodeCount;
   if (!file.has('in')) throw new InputFormatError(file.path, undefined, 'HyperBall needs the in-lists: convert the graph again with wga convert');
   const inBytes = (file.header.sections['in.bytes']?.[1] ?? 0) + 8 * (Math.ceil(n / SAMPLE) + 1);
-  const plan = planCompactHyperBall(n, inBytes, 0.75 * memoryBytes, log2m);
+  const plan = planCompactHyperBall(n, inBytes, 0.75 * memoryBytes, log2m, distanceSums);
   if (plan === null) {
-    const least = planCompactHyperBall(n, inBytes, Infinity, log2m ?? 4)!;
+    const least = planCompactHyperBall(n, inBytes, Infinity, log2m ?? 4, distanceSums)!;
     const needed = gigabytes(least.totalBytes - (least.external ? 0 : least.counterBytes / 2));
     throw new OptionError(log2m === null ? 'memory' : '--log2m', `HyperBall on ${n.toLocaleString('en-US')} pages needs at least ${needed} at log2m ${least.log2m} with one counter array in memory, more than three quarters of ${gigabytes(memoryBytes)}`);
   }
@@ -486,13 +499,13 @@ export function compactDistances(
     const started = performance.now();
     const n = file.nodeCount;
     const m = file.linkCount;
-    const { plan, text } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem());
+    const { plan, text } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem(), false);
     context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
     const lists = file.readLists('in');
     const load = elapsed(started);
     const seed = options.seed ?? 1;
     const report = hyperBallDistances(n, m, options.runs ?? 1, started, context, (run, onIteration) =>
-      compactHyperBall(lists, { log2m: plan.log2m, seed: seed + run, threads: options.threads ?? 1, spillDirectory: plan.external ? options.tmp ?? tmpdir() : null, onIteration }),
+      compactHyperBall(lists, { log2m: plan.log2m, seed: seed + run, threads: options.threads ?? 1, spillDirectory: plan.external ? options.tmp ?? tmpdir() : null, distanceSums: false, onIteration }),
     );
     return {
       ...report,
@@ -501,7 +514,7 @@ export function compactDistances(
         structures: [
           structure('in-lists (gap-encoded, with samples)', compactBytes(lists), n, m),
           structure(`counters (${2 ** plan.log2m} registers of 5 bits; ${plan.external ? 'one array, the next on disk' : 'two arrays'})`, plan.counterBytes, n, m),
-          structure('ball size, harmonic and distance sums, changed flags', HYPERBALL_PAGE_BYTES * n, n, m),
+          structure('ball size, harmonic sum, changed flags', hyperBallPageBytes(false) * n, n, m),
         ],
       },
       timings: { load },
@@ -519,8 +532,9 @@ function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], op
       traffic ??= trafficOf(file, options, context);
       return method === 'traffic' ? traffic.traffic : traffic.hotness;
     }
-    geometric ??= hyperBallOf(file, options, context);
-    return geometric[method];
+    // The distance sums (8 bytes per page) only when closeness or Lin's index is asked.
+    geometric ??= hyperBallOf(file, options, context, methods.includes('closeness') || methods.includes('lin'));
+    return geometric[method]!;
   });
 }
 

@@ -13,6 +13,7 @@ import { compactBfsThread } from '../analysis/compact-search.js';
 import { hyperBallThread } from '../analysis/hyperball.js';
 import { compactTrafficThread } from '../analysis/traffic-compact.js';
 import { compactHyperBallThread } from '../analysis/hyperball-compact.js';
+import { compactGaussSeidelThread } from '../analysis/pagerank-compact-gs.js';
 import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
@@ -48,5 +49,6 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   hyperball: hyperBallThread as ParallelKernel,
   'traffic-compact': compactTrafficThread as ParallelKernel,
   'hyperball-compact': compactHyperBallThread as ParallelKernel,
+  'pagerank-compact-gs': compactGaussSeidelThread as ParallelKernel,
   'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

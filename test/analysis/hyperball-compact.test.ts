@@ -64,6 +64,20 @@ describe('HyperBall on the compact graph, registers packed', () => {
     for (const log2m of [4, 5, 7, 8]) sameAsPlain(graph, log2m, 2, { segmentBytes: 1 << 15 });
   });
 
+  it('without the distance sums (harmonic alone: 8 bytes per page fewer) gives the same harmonic scores and reach', () => {
+    const graph = powerLawGraph({ nodes: 20_000, seed: 8, danglingShare: 0.2 }).graph;
+    const lists = compactFromGraph(graph, { offsets: false });
+    const full = compactHyperBall(lists, { log2m: 5, seed: 2, threads: 2 });
+    const lean = compactHyperBall(lists, { log2m: 5, seed: 2, threads: 2, distanceSums: false });
+    assert.deepEqual(Array.from(lean.harmonic), Array.from(full.harmonic));
+    assert.deepEqual(Array.from(lean.reach), Array.from(full.reach));
+    assert.equal(lean.closeness.length, 0);
+    assert.equal(lean.memoryBytes, full.memoryBytes - 8 * graph.nodeCount);
+    // 1,000,000 pages, 20 MB of lists, 52 MB: log2m 4 with one array fits only without the distance sums.
+    assert.equal(planCompactHyperBall(1_000_000, 20_000_000, 52e6), null);
+    assert.deepEqual(planCompactHyperBall(1_000_000, 20_000_000, 52e6, null, false), { log2m: 4, external: true, counterBytes: 12e6, totalBytes: 50e6 });
+  });
+
   it('plans the largest log2m that fits, both arrays in memory when they fit, one when only that does', () => {
     assert.equal(counterWords(4), 3);
     assert.equal(counterWords(6), 11);

@@ -145,9 +145,9 @@ describe('TrafficRank on the compact graph', () => {
       assert.deepEqual((JSON.parse(page.stdout) as { scores: Array<{ method: string }> }).scores.map((x) => x.method), ['pagerank', 'traffic']);
       assert.ok(readFileSync(`${wgc}.traffic`).length > 8 * 325_557);
       // Refused, naming the option.
-      const harmonic = await runCli(['rank', wgc, '--method', 'harmonic', '-q']);
-      assert.equal(harmonic.code, 2);
-      assert.match(harmonic.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness; 'harmonic' needs the plain form/);
+      const hits = await runCli(['rank', wgc, '--method', 'hits', '-q']);
+      assert.equal(hits.code, 2);
+      assert.match(hits.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin; 'hits' needs the plain form/);
       const history = await runCli(['rank', wgc, '--history', 'float16', '--method', 'traffic', '-q']);
       assert.equal(history.code, 2);
       assert.match(history.stderr, /^wga: --history: /);

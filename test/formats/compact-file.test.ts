@@ -215,6 +215,16 @@ describe('compact graph file', () => {
       const pages = await runCli(['generate', join(tmp.path, 'x.wgc'), '--pages', '-5', '--links', '10']);
       assert.equal(pages.code, 2);
       assert.match(pages.stderr, /^wga: --pages: /);
+      const noSize = await runCli(['generate', join(tmp.path, 'x.wgc'), '--links', '10']);
+      assert.equal(noSize.stderr, 'wga: --pages: is needed (or --preset)\n');
+      const preset = await runCli(['generate', join(tmp.path, 'x.wgc'), '--preset', 'nowhere']);
+      assert.match(preset.stderr, /^wga: --preset: /);
+      // A preset's shape at a size a test affords: the preset's dangling share, the sizes given.
+      const tomlin = await runCli(['generate', join(tmp.path, 't.wgc'), '--preset', 'tomlin', '--pages', '20000', '--links', '200000', '--json', '-q']);
+      assert.equal(tomlin.code, 0, tomlin.stderr);
+      const header = (JSON.parse(tomlin.stdout) as { header: { nodes: number; source: string } }).header;
+      assert.equal(header.nodes, 20_000);
+      assert.match(header.source, /20000 hosts, 200000 links wanted, seed 1, dangling 0\.1,/);
       const missing = await runCli(['top', '--graph', good]);
       assert.match(missing.stderr, /g\.wgc\.pagerank: no scores: run `wga rank GRAPH\.wgc --save` first\n$/);
       const noPage = await runCli(['page', 'nowhere', '--graph', good]);
@@ -314,9 +324,9 @@ describe('compact graph file', () => {
       assert.equal(auto.code, 0, auto.stderr);
       assert.match(auto.stderr, /cnr\.tsv: about [0-9,]+ links would take [0-9.]+ MB in the plain form, more than this machine's memory allows; converting to the compact form first/);
       assert.equal((JSON.parse(auto.stdout) as Scc).largest, s2.largest);
-      const harmonic = await runCli(['rank', path, '--method', 'harmonic', '-q']);
-      assert.equal(harmonic.code, 2);
-      assert.match(harmonic.stderr, /^wga: --method: a compact graph is ranked by pagerank/);
+      const coreness = await runCli(['rank', path, '--method', 'coreness', '-q']);
+      assert.equal(coreness.code, 2);
+      assert.match(coreness.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin; 'coreness' needs the plain form/);
     } finally {
       tmp.cleanup();
     }

@@ -192,7 +192,7 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
     }
   }
   if (new Set(methods).size !== methods.length) throw new OptionError('--method', `names a method twice: '${options.method}'`);
-  if (options.solver !== undefined && options.solver !== 'auto' && options.solver !== 'power') throw new OptionError('--solver', `a compact graph is ranked by power iteration, not ${options.solver}`);
+  const solver = choiceOption('--solver', options.solver, ['auto', 'power', 'gauss-seidel'] as const, 'auto');
   const traffic = methods.some((m) => m === 'traffic' || m === 'hotness');
   const geometric = methods.some((m) => m === 'harmonic' || m === 'closeness' || m === 'lin');
   if (!traffic) {
@@ -217,6 +217,7 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
     sweep: choiceOption('--sweep', options.sweep, ['anderson', 'gauss-seidel'] as const, 'anderson'),
     history: choiceOption('--history', options.history, ['auto', 'float64', 'float32'] as const, 'auto'),
     memoryBytes: memoryBytes(),
+    solver,
     log2m: options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 6, 4, 16),
     seed: integerOption('--seed', options.seed, 1, 0),
     ...(options.tmp === undefined ? {} : { tmp: options.tmp }),
@@ -259,7 +260,8 @@ function printCompactRanking(result: CompactRankJson): void {
   const time = `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`;
   if (result.traffic === null && result.hyperball === null) {
     const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
-    print(`pagerank of ${graph}: power iteration on the compact graph${core}, ${result.iterations} iterations, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
+    const how = result.solver === 'gauss-seidel (compact)' ? `Gauss-Seidel on the compact graph, ${result.iterations} sweeps and ${result.passes - result.iterations} residual checks` : `power iteration on the compact graph${core}, ${result.iterations} iterations`;
+    print(`pagerank of ${graph}: ${how}, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
     return;
   }
   if (result.hyperball !== null) {
