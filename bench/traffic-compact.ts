@@ -51,7 +51,7 @@ const m = file.linkCount;
 console.log(`${graphPath}: ${n.toLocaleString('en-US')} pages, ${m.toLocaleString('en-US')} links; in-lists ${(compactBytes(inLists) / m).toFixed(3)} bytes/link, out-lists ${(compactBytes(outLists) / m).toFixed(3)}; loaded in ${load.toFixed(1)} s; ${threads} threads, TrafficRank to ${tolerance}; node ${process.version}`);
 console.log(`peak RSS after loading: ${peak()} GB`);
 console.log();
-console.log('| run | solver | sweeps / iterations | s (median) | rounds s | × PageRank | violation / residual | history GB | peak RSS GB so far |');
+console.log('| run | solver | sweeps / iterations | s | | | violation / residual | history GB | peak RSS GB so far |');
 console.log('|---|---|---:|---:|---|---:|---:|---:|---:|');
 
 /** A full collection when node was started with --expose-gc (the last solve's shared buffers go). */
@@ -59,34 +59,46 @@ function collect(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-const pageRankTimes: number[] = [];
+/** Each sweep or iteration on stderr, with the seconds since the solve began (runs of an hour need watching). */
+function progress(what: string): (step: number, value: number) => void {
+  const began = performance.now();
+  return (step, value) => process.stderr.write(`${what} ${step}: ${value.toExponential(2)} at ${seconds(began).toFixed(0)} s\n`);
+}
+
+// TrafficRank first (the larger footprint, while nothing else is held), then PageRank; each row
+// printed as soon as its solve ends, the ratios once both are known.
 const trafficTimes = new Map<HistoryWidth, number[]>();
-/** PageRank's figures (its vector dropped before TrafficRank runs: at 10^9 links and up it is gigabytes). */
-let pageRank: { iterations: number; residual: number; lumped: boolean } | null = null;
 const traffic = new Map<HistoryWidth, ReturnType<typeof compactTrafficRank>>();
+const pageRankTimes: number[] = [];
+/** PageRank's figures (its vector dropped at once: at 10^9 links and up it is gigabytes). */
+let pageRank: { iterations: number; residual: number; lumped: boolean } | null = null;
 for (let round = 0; round < rounds; round++) {
-  started = performance.now();
-  // The out-degrees (4 bytes per page) live only while PageRank runs.
-  const rank = compactPageRank(inLists, compactOutDegrees(inLists), { tolerance: 1e-10, threads });
-  pageRankTimes.push(seconds(started));
-  pageRank = { iterations: rank.iterations, residual: rank.residual, lumped: rank.core.pages < n };
-  collect();
   for (const history of histories) {
     traffic.delete(history);
     collect();
     started = performance.now();
-    const result = compactTrafficRank(inLists, outLists, { tolerance, threads, history });
+    const result = compactTrafficRank(inLists, outLists, { tolerance, threads, history, onSweep: progress(`TrafficRank (${history}) sweep`) });
+    const time = seconds(started);
     if (!trafficTimes.has(history)) trafficTimes.set(history, []);
-    trafficTimes.get(history)!.push(seconds(started));
+    trafficTimes.get(history)!.push(time);
     traffic.set(history, result);
+    console.log(`| TrafficRank (round ${round + 1}) | anderson, history ${history} | ${result.sweeps} | ${time.toFixed(1)} | | | ${result.violation.toExponential(1)} | ${gb(result.bytes.history)} | ${peak()} |`);
   }
+  collect();
+  started = performance.now();
+  // The out-degrees (4 bytes per page) live only while PageRank runs.
+  const rank = compactPageRank(inLists, compactOutDegrees(inLists), { tolerance: 1e-10, threads, onIteration: progress('PageRank iteration') });
+  const time = seconds(started);
+  pageRankTimes.push(time);
+  pageRank = { iterations: rank.iterations, residual: rank.residual, lumped: rank.core.pages < n };
+  console.log(`| PageRank (round ${round + 1}) | power on the compact in-lists${pageRank.lumped ? ', dangling pages lumped' : ''} | ${pageRank.iterations} | ${time.toFixed(1)} | | | ${pageRank.residual.toExponential(1)} | — | ${peak()} |`);
 }
 const pageRankSeconds = median(pageRankTimes);
-console.log(`| PageRank | power on the compact in-lists${pageRank!.lumped ? ', dangling pages lumped' : ''} | ${pageRank!.iterations} | ${pageRankSeconds.toFixed(1)} | ${pageRankTimes.map((t) => t.toFixed(1)).join(', ')} | 1.00 | ${pageRank!.residual.toExponential(1)} | — | ${peak()} |`);
+console.log();
+console.log(`PageRank: median ${pageRankSeconds.toFixed(1)} s (${pageRankTimes.map((t) => t.toFixed(1)).join(', ')})`);
 for (const history of histories) {
-  const result = traffic.get(history)!;
   const times = trafficTimes.get(history)!;
-  console.log(`| TrafficRank | anderson, history ${history} | ${result.sweeps} | ${median(times).toFixed(1)} | ${times.map((t) => t.toFixed(1)).join(', ')} | **${(median(times) / pageRankSeconds).toFixed(2)}** | ${result.violation.toExponential(1)} | ${gb(result.bytes.history)} | ${peak()} |`);
+  console.log(`TrafficRank, history ${history}: median ${median(times).toFixed(1)} s (${times.map((t) => t.toFixed(1)).join(', ')}), **${(median(times) / pageRankSeconds).toFixed(2)} x PageRank**`);
 }
 
 if (plainPath !== null) {

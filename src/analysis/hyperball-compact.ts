@@ -21,7 +21,7 @@ import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 
 import { join } from 'node:path';
 import { FileNotFoundError } from '../errors.js';
 import { type CompactLists, SAMPLE } from '../graph/compact.js';
-import { barrierWait } from '../parallel/barrier.js';
+import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { splitBySamples } from './compact-gather.js';
@@ -306,7 +306,7 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
       if (external && spilled > 0) writeWords(fd, spill, spilled, spillFirst * words);
       stats[2 * thread] = changedHere;
       stats[2 * thread + 1] = pairs;
-      barrierWait(barrier, threads);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       let totalChanged = 0;
       let totalPairs = 0;
       for (let i = 0; i < threads; i++) {
@@ -318,11 +318,11 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
         report?.(t, totalChanged, totalPairs);
       }
       // Every thread has read the stats (and, external, every counter of this iteration) before any overwrites them.
-      barrierWait(barrier, threads);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       if (totalChanged === 0) break;
       if (external) {
         readWords(fd, current, lo * words, (hi - lo) * words);
-        barrierWait(barrier, threads);
+        barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       }
     }
   } finally {

@@ -19,7 +19,7 @@
  */
 import type { CompactLists } from '../graph/compact.js';
 import { SAMPLE } from '../graph/compact.js';
-import { barrierWait } from '../parallel/barrier.js';
+import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64 } from '../parallel/shared-memory.js';
 import { listEnd as end, readHeader, splitBySamples, sumOfValues } from './compact-gather.js';
@@ -113,35 +113,35 @@ export function compactGaussSeidelThread(context: TaskContext<CompactGaussSeidel
     else dangling += x[v]!;
   }
   partials[4 * thread + 1] = dangling;
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   sum();
   let danglingMass = totals[1]!;
   let total = 1;
   let sweeps = 0;
   let checks = 0;
   let residual = Infinity;
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   while (sweeps < maxSweeps) {
     const constant = (c * danglingMass + 1 - c) / n;
     sweep(data, blocks, c, constant, out);
     partials.set(out.subarray(0, 3), 4 * thread);
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     sum();
     sweeps++;
     const change = totals[0]!;
     danglingMass = totals[1]!;
     total = totals[2]!;
     if (thread === 0) onIteration?.(sweeps, change);
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     if (change > tolerance * total && sweeps < maxSweeps) continue;
     // The stopping rule: one pass measuring ||pi G - pi||_1 (as a power step, nothing written).
     partials[4 * thread + 3] = residualPass(data, blocks, c, (c * danglingMass + (1 - c) * total) / n);
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     residual = 0;
     for (let k = 0; k < threads; k++) residual += partials[4 * k + 3]!;
     residual /= total;
     checks++;
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     if (residual <= tolerance) break;
   }
   for (let v = lo; v < hi; v++) x[v]! /= total;

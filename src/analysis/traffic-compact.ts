@@ -27,7 +27,7 @@
  */
 import { OptionError } from '../errors.js';
 import { type CompactLists, SAMPLE } from '../graph/compact.js';
-import { barrierWait } from '../parallel/barrier.js';
+import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64 } from '../parallel/shared-memory.js';
 import { TRAFFIC_DEFAULTS, expNearZero, logRatio, solveRegularised } from './traffic.js';
@@ -261,7 +261,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   while (sweeps < maxSweeps) {
     sweepRange(data, blocks, s, t, anderson, out);
     partials.set(out, mine);
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     sum(4);
     let worst = 0;
     for (let k = 0; k < threads; k++) worst = Math.max(worst, partials[PARTIALS * k]!);
@@ -279,7 +279,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
       break;
     }
     // Every thread has read the partials before any writes them again.
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     const converged = violation < tolerance;
     const nextS = alpha / real;
     const nextT = (1 - alpha) / (sumSource / artificial + sumInverse * artificial);
@@ -287,7 +287,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
       rescaleRange(value, lo, hi, artificial);
       s = nextS;
       t = nextT;
-      barrierWait(barrier, threads);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       if (converged) break;
       continue;
     }
@@ -319,7 +319,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
         }
       }
       partials.set(out.subarray(0, 2 * DEPTH), mine);
-      barrierWait(barrier, threads);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       sum(2 * DEPTH);
       const rhs = new Float64Array(stored);
       for (let a = 0; a < stored; a++) {
@@ -328,7 +328,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
         rhs[a] = totals[2 * a + 1]!;
       }
       solution = solveRegularised(gram, DEPTH, rhs, stored);
-      barrierWait(barrier, threads);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     }
     started = true;
     gamma.fill(0);
@@ -345,7 +345,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
     scalarDx[1] = scalarStep[1]! - correctionT;
     s *= Math.exp(scalarDx[0]!);
     t *= Math.exp(scalarDx[1]!);
-    barrierWait(barrier, threads);
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   }
   if (diverged) {
     if (thread === 0) result.set([sweeps, Infinity, 1]);
@@ -354,14 +354,14 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   // The final scales' link sums give s and t (both totals exactly), then every flow (traffic.ts's end).
   outSumsRange(data, blocks, out);
   partials.set(out.subarray(0, 2), mine);
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   sum(2);
   s = alpha / totals[0]!;
   t = (1 - alpha) / totals[1]!;
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   flowsRange(data, blocks, s, t, out);
   partials.set(out.subarray(0, 6), mine);
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   sum(6);
   let worst = 0;
   for (let k = 0; k < threads; k++) worst = Math.max(worst, partials[PARTIALS * k]!);
@@ -371,7 +371,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   const traffic = data.traffic;
   for (let v = lo; v < hi; v++) traffic[v]! /= total!;
   if (thread === 0) result.set([sweeps, worst, 0, s, t, realFlow!, artificialIn!, artificialOut!, weighted!, total!]);
-  barrierWait(barrier, threads);
+  barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
 }
 
 /** Each thread's partial sums (a module's array: every worker has its own). */

@@ -19,6 +19,15 @@ export function createBarrierState(): Int32Array {
   return new Int32Array(new SharedArrayBuffer(4 * BARRIER_SLOTS));
 }
 
+/**
+ * How long a thread of a kernel over a graph of 10^9 links and more may wait at a barrier for
+ * another: one phase (a sweep of TrafficRank, an iteration of HyperBall) takes minutes there, and
+ * the threads' shares, balanced by bytes, can finish minutes apart (Tomlin's 2 x 10^9 links: the
+ * default 120 s stopped a sound TrafficRank). A thread that dies still stops the others at once
+ * (worker.ts aborts the barrier).
+ */
+export const LONG_PHASE_TIMEOUT_MS = 60 * 60 * 1000;
+
 /** Blocks until `parties` threads have called it with the same state. */
 export function barrierWait(state: Int32Array, parties: number, timeoutMs = 120_000): void {
   if (parties <= 1) return;
