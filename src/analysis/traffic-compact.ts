@@ -90,13 +90,16 @@ export interface CompactTrafficData {
   layout: Float64Array;
   /** a_j: the scales, HOTness at the end. */
   value: Float64Array;
-  /** Anderson only (empty for Gauss-Seidel): this sweep's raw step ln(new / old), the previous step, the pending dx. */
-  step: HistoryArray;
-  previousStep: HistoryArray;
-  pendingDx: HistoryArray;
-  df: HistoryArray[];
-  both: HistoryArray[];
-  /** The traffic through each page (written at the end). */
+  /**
+   * Anderson only (empty for Gauss-Seidel): the history, 13 vectors of `historyWidth` bytes per page
+   * (historyViews), the traffic written over its first 8 n bytes at the end. The threads make their
+   * views themselves: a view's byte offset past 2^31 does not survive the copy to a worker thread
+   * (V8 writes it as 32 bits: "Unable to deserialize cloned data", and the worker never starts;
+   * measured with Node 20 at Tomlin's size, a 9 GB history).
+   */
+  history: SharedArrayBuffer;
+  historyWidth: number;
+  /** The traffic through each page, without Anderson (with it: over the history). */
   traffic: Float64Array;
   /** Thread t sweeps pages bounds[t] .. bounds[t + 1]. */
   bounds: Int32Array;
@@ -133,14 +136,7 @@ export function compactTrafficRank(inLists: CompactLists, outLists: CompactLists
   // The history in one buffer (13 vectors); the traffic, written once the history is done with, over
   // its first 8 n bytes (one vector fewer at the peak: 1.4 GB at Tomlin's 1.73 x 10^8 pages).
   const width = history === 'float32' ? 4 : 8;
-  const length = anderson ? n : 0;
-  const historyBuffer = new SharedArrayBuffer(HISTORY_VECTORS * width * length);
-  let next = 0;
-  const vector = (size: number): HistoryArray => {
-    const view = history === 'float32' ? new Float32Array(historyBuffer, next * width, size) : new Float64Array(historyBuffer, next * width, size);
-    next += size;
-    return view;
-  };
+  const historyBuffer = new SharedArrayBuffer(anderson ? HISTORY_VECTORS * width * n : 0);
   const data: CompactTrafficData = {
     inSegments: inLists.segments,
     inSamples: inLists.samples,
@@ -148,12 +144,9 @@ export function compactTrafficRank(inLists: CompactLists, outLists: CompactLists
     outSamples: outLists.samples,
     layout: sharedFloat64(2),
     value: sharedFloat64(n).fill(1),
-    step: vector(length),
-    previousStep: vector(length),
-    pendingDx: vector(length),
-    df: Array.from({ length: DEPTH }, () => vector(length)),
-    both: Array.from({ length: DEPTH }, () => vector(length)),
-    traffic: anderson ? new Float64Array(historyBuffer, 0, n) : sharedFloat64(n),
+    history: historyBuffer,
+    historyWidth: width,
+    traffic: anderson ? new Float64Array(0) : sharedFloat64(n),
     bounds: splitBySamples([inLists.samples, outLists.samples], n, threads, 4),
     params: sharedFloat64(4),
     partials: sharedFloat64(PARTIALS * threads),
@@ -188,7 +181,7 @@ export function compactTrafficRank(inLists: CompactLists, outLists: CompactLists
   // traffic.ts's finish(): -sum p ln p = -ln s * real - ln t * artificial - sum_j ln a_j (out_j - in_j).
   const entropy = -logS * realFlow! - logT * artificialFlow - weighted!;
   return {
-    trafficRank: data.traffic,
+    trafficRank: anderson ? new Float64Array(historyBuffer, 0, n) : data.traffic,
     hotness: data.value,
     mu: 1 + logS,
     nu: 1 + logT,
@@ -202,6 +195,29 @@ export function compactTrafficRank(inLists: CompactLists, outLists: CompactLists
     threads,
     history: anderson ? history : null,
     bytes,
+  };
+}
+
+/** Anderson's history as views of its buffer. */
+interface HistoryViews {
+  /** This sweep's raw step ln(new / old), the previous step, the pending dx. */
+  step: HistoryArray;
+  previousStep: HistoryArray;
+  pendingDx: HistoryArray;
+  df: HistoryArray[];
+  both: HistoryArray[];
+}
+
+function historyViews(data: CompactTrafficData, n: number): HistoryViews {
+  const { history, historyWidth } = data;
+  const at = (k: number): HistoryArray =>
+    history.byteLength === 0 ? new Float64Array(0) : historyWidth === 4 ? new Float32Array(history, 4 * k * n, n) : new Float64Array(history, 8 * k * n, n);
+  return {
+    step: at(0),
+    previousStep: at(1),
+    pendingDx: at(2),
+    df: Array.from({ length: DEPTH }, (_, k) => at(3 + k)),
+    both: Array.from({ length: DEPTH }, (_, k) => at(3 + DEPTH + k)),
   };
 }
 
@@ -229,6 +245,8 @@ function blocksOf(data: CompactTrafficData, lo: number, hi: number): number[] {
 export function compactTrafficThread(context: TaskContext<CompactTrafficData>, onSweep?: (sweep: number, violation: number) => void): void {
   const { data, thread, threads, barrier } = context;
   const { value, params, partials, result } = data;
+  const n = value.length;
+  const views = historyViews(data, n);
   const lo = data.bounds[thread]!;
   const hi = data.bounds[thread + 1]!;
   const blocks = blocksOf(data, lo, hi);
@@ -259,7 +277,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   let violation = Infinity;
   let diverged = false;
   while (sweeps < maxSweeps) {
-    sweepRange(data, blocks, s, t, anderson, out);
+    sweepRange(data, views.step, blocks, s, t, anderson, out);
     partials.set(out, mine);
     barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
     sum(4);
@@ -307,7 +325,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
       }
     }
     // The differences into the new slot, the step kept as the previous one, and the slot's dot products.
-    historyRange(data, lo, hi, logScale, slot, out);
+    historyRange(views, lo, hi, logScale, slot, out);
     scalarPrevious.set(scalarStep);
     let solution: Float64Array | null = null;
     if (stored > 0) {
@@ -334,7 +352,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
     gamma.fill(0);
     if (solution !== null) gamma.set(solution);
     // The mixed scales (gamma all 0 without a solution: the plain rescale), and the pending dx.
-    mixRange(data, lo, hi, artificial, gamma);
+    mixRange(value, views, lo, hi, artificial, gamma);
     let correctionS = 0;
     let correctionT = 0;
     for (let a = 0; a < DEPTH; a++) {
@@ -351,7 +369,9 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
     if (thread === 0) result.set([sweeps, Infinity, 1]);
     return;
   }
-  // The final scales' link sums give s and t (both totals exactly), then every flow (traffic.ts's end).
+  // The final scales' link sums give s and t (both totals exactly), then every flow (traffic.ts's end),
+  // with Anderson written over the history's first 8 n bytes.
+  const traffic = anderson ? new Float64Array(data.history, 0, n) : data.traffic;
   outSumsRange(data, blocks, out);
   partials.set(out.subarray(0, 2), mine);
   barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
@@ -359,7 +379,7 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   s = alpha / totals[0]!;
   t = (1 - alpha) / totals[1]!;
   barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
-  flowsRange(data, blocks, s, t, out);
+  flowsRange(data, traffic, blocks, s, t, out);
   partials.set(out.subarray(0, 6), mine);
   barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
   sum(6);
@@ -368,7 +388,6 @@ export function compactTrafficThread(context: TaskContext<CompactTrafficData>, o
   const [, total, realFlow, artificialIn, artificialOut, weighted] = totals as unknown as number[];
   const artificialGap = Math.abs(artificialIn! - artificialOut!) / artificialIn!;
   if (artificialGap > worst || Number.isNaN(artificialGap)) worst = artificialGap;
-  const traffic = data.traffic;
   for (let v = lo; v < hi; v++) traffic[v]! /= total!;
   if (thread === 0) result.set([sweeps, worst, 0, s, t, realFlow!, artificialIn!, artificialOut!, weighted!, total!]);
   barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
@@ -386,8 +405,8 @@ function rescaleRange(value: Float64Array, lo: number, hi: number, artificial: n
  * out-sum, its conservation gap before the update, its new scale; with Anderson its raw step
  * ln(new / old). out = [largest gap, sum a_j, sum 1/a_j, sum a_j * out-sum_j].
  */
-function sweepRange(data: CompactTrafficData, blocks: number[], s: number, t: number, anderson: boolean, result: Float64Array): void {
-  const { value, step, inSegments, outSegments } = data;
+function sweepRange(data: CompactTrafficData, step: HistoryArray, blocks: number[], s: number, t: number, anderson: boolean, result: Float64Array): void {
+  const { value, inSegments, outSegments } = data;
   let worst = 0;
   let sumSource = 0;
   let sumInverse = 0;
@@ -431,8 +450,8 @@ function sweepRange(data: CompactTrafficData, blocks: number[], s: number, t: nu
  * Anderson's history over pages lo..hi: f = step - ln a_A; into `slot` (when >= 0) df = f - previous
  * f and dx + df; the previous step becomes f; out[2a], out[2a + 1] = df_a . df_slot and df_a . f.
  */
-function historyRange(data: CompactTrafficData, lo: number, hi: number, logScale: number, slot: number, result: Float64Array): void {
-  const { step, previousStep, pendingDx, df, both } = data;
+function historyRange(views: HistoryViews, lo: number, hi: number, logScale: number, slot: number, result: Float64Array): void {
+  const { step, previousStep, pendingDx, df, both } = views;
   result.fill(0);
   if (slot < 0) {
     for (let j = lo; j < hi; j++) previousStep[j] = step[j]! - logScale;
@@ -485,8 +504,8 @@ function historyRange(data: CompactTrafficData, lo: number, hi: number, logScale
  * The mixed scales over pages lo..hi: a_j = swept a_j / a_A * e^(-sum gamma_a b_a,j), and the pending
  * dx = f - sum gamma_a b_a,j (gamma all zero: the plain rescale, dx = f).
  */
-function mixRange(data: CompactTrafficData, lo: number, hi: number, artificial: number, gamma: Float64Array): void {
-  const { value, previousStep, pendingDx, both } = data;
+function mixRange(value: Float64Array, views: HistoryViews, lo: number, hi: number, artificial: number, gamma: Float64Array): void {
+  const { previousStep, pendingDx, both } = views;
   const [b0, b1, b2, b3, b4] = both as [HistoryArray, HistoryArray, HistoryArray, HistoryArray, HistoryArray];
   const [c0, c1, c2, c3, c4] = gamma as unknown as [number, number, number, number, number];
   for (let j = lo; j < hi; j++) {
@@ -521,8 +540,8 @@ function outSumsRange(data: CompactTrafficData, blocks: number[], result: Float6
  * Every page's flows with the final s and t (traffic.ts's finish): traffic[j] = in_j; out = [largest
  * gap, total in, real flow, artificial in, artificial out, sum ln a_j (out_j - in_j)].
  */
-function flowsRange(data: CompactTrafficData, blocks: number[], s: number, t: number, result: Float64Array): void {
-  const { value, traffic, inSegments, outSegments } = data;
+function flowsRange(data: CompactTrafficData, traffic: Float64Array, blocks: number[], s: number, t: number, result: Float64Array): void {
+  const { value, inSegments, outSegments } = data;
   let worst = 0;
   let total = 0;
   let realFlow = 0;
