@@ -9,8 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Website } from '../src/experiments/website.js';
 import { serveWebsite } from '../src/experiments/website-server.js';
-import { repoRoot, temporaryDirectory } from '../test/helpers.js';
-import { browserMissing, launchBrowser, startServer, until } from '../test/gui/harness.js';
+import { repoRoot, sharedData, temporaryDirectory } from '../test/helpers.js';
+import { browserMissing, launchBrowser, startGraphFileServer, startServer, until, wga } from '../test/gui/harness.js';
 
 const TRAP_FENCE = '/calendar/[0-9]{2,}\\.html$';
 const out = join(repoRoot, 'docs', 'images');
@@ -95,6 +95,27 @@ try {
   await page.waitForSelector('dialog.confirm');
   await shot('data-confirm', false);
   await page.click('dialog.confirm button[name=cancel]');
+
+  // `wga serve --graph G.wgc`: Hollins as a compact graph file, with rankings and distances kept beside it.
+  const graph = join(dir.path, 'hollins.wgc');
+  await wga(['convert', sharedData('hollins', 'hollins.edges.txt'), graph, '--labels', sharedData('hollins', 'hollins.urls.txt'), '--quiet']);
+  await wga(['rank', graph, '--method', 'pagerank,traffic,hotness,harmonic', '--save', '--quiet']);
+  await wga(['distances', graph, '--save', '--quiet']);
+  const fileServer = await startGraphFileServer(graph);
+  try {
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.goto(`${fileServer.origin}/ranks`);
+    await page.waitForSelector('[data-graph-ranks] table');
+    await shot('graph-file-ranks', false);
+    await page.goto(`${fileServer.origin}/node?name=${encodeURIComponent('http://www.hollins.edu/')}`);
+    await page.waitForSelector('[data-node-name]');
+    await shot('graph-file-page', false);
+    await page.goto(`${fileServer.origin}/distances`);
+    await page.waitForSelector('[data-graph-distances] svg');
+    await shot('graph-file-distances', false);
+  } finally {
+    await fileServer.close();
+  }
 } finally {
   await browser.close();
   await server.close();

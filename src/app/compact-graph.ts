@@ -4,8 +4,10 @@
  * offsets), never both at once, and reports the bytes of every structure it held; `top` and `page`
  * read in place (a few reads, nothing loaded).
  */
-import { closeSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { compactLevels, compactScc } from '../analysis/compact-search.js';
+import { compactBowTie } from '../analysis/bowtie-compact.js';
+import type { BowTiePartName } from '../analysis/bowtie.js';
 import { componentSizeDistribution } from '../analysis/scc.js';
 import { degreeSummaryOf } from '../analysis/degrees.js';
 import { compactOutDegrees, compactPageRank } from '../analysis/pagerank-compact.js';
@@ -19,7 +21,7 @@ import { type DistancesJson, hyperBallDistances } from './distances.js';
 import { PAGERANK_DEFAULTS } from '../analysis/pagerank.js';
 import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
-import { SAMPLE, compactBytes, transposeDegrees } from '../graph/compact.js';
+import { type CompactLists, SAMPLE, compactBytes, transposeDegrees } from '../graph/compact.js';
 import { topK } from '../analysis/top.js';
 import type { Labels } from '../graph/labels.js';
 import type { AppContext } from './context.js';
@@ -489,12 +491,19 @@ function planHyperBallFor(file: CompactFile, log2m: number | null, memoryBytes: 
   return { plan, text: `${plan.external ? 'one counter array in memory, the next on disk' : 'both counter arrays in memory'}: ${gigabytes(plan.totalBytes)} planned within three quarters of ${gigabytes(memoryBytes)}` };
 }
 
+/** The distance distribution `distances G.wgc --save` keeps beside a compact graph. */
+export function distancesPath(graphPath: string): string {
+  return `${graphPath}.distances.json`;
+}
+
+export type CompactDistancesJson = DistancesJson & { memory: { plan: string; structures: StructureBytes[] }; timings: { load: number }; saved: string | null };
+
 /** `distances` of a compact graph: HyperBall over the in-lists (the plain command's statistics). */
 export function compactDistances(
   path: string,
-  options: { log2m?: number | null; seed?: number; runs?: number; threads?: number; memoryBytes?: number; tmp?: string },
+  options: { log2m?: number | null; seed?: number; runs?: number; threads?: number; memoryBytes?: number; tmp?: string; save?: boolean },
   context: AppContext = {},
-): DistancesJson & { memory: { plan: string; structures: StructureBytes[] }; timings: { load: number } } {
+): CompactDistancesJson {
   return withFile(path, (file) => {
     const started = performance.now();
     const n = file.nodeCount;
@@ -507,8 +516,9 @@ export function compactDistances(
     const report = hyperBallDistances(n, m, options.runs ?? 1, started, context, (run, onIteration) =>
       compactHyperBall(lists, { log2m: plan.log2m, seed: seed + run, threads: options.threads ?? 1, spillDirectory: plan.external ? options.tmp ?? tmpdir() : null, distanceSums: false, onIteration }),
     );
-    return {
+    const result: CompactDistancesJson = {
       ...report,
+      saved: null,
       memory: {
         plan: text,
         structures: [
@@ -518,6 +528,79 @@ export function compactDistances(
         ],
       },
       timings: { load },
+    };
+    if (options.save === true) {
+      result.saved = distancesPath(path);
+      writeFileAtomically(result.saved, `${JSON.stringify(result)}\n`);
+    }
+    return result;
+  });
+}
+
+/** Complete or absent: a crash while writing leaves the old file. */
+function writeFileAtomically(path: string, text: string): void {
+  const partial = `${path}.partial`;
+  try {
+    writeFileSync(partial, text);
+  } catch (error) {
+    throw new FileNotFoundError(path, `cannot write: ${(error as Error).message}`);
+  }
+  renameSync(partial, path);
+}
+
+/** The distance distribution `distances G.wgc --save` kept, or null when there is none. */
+export function compactSavedDistances(path: string): CompactDistancesJson | null {
+  let text: string;
+  try {
+    text = readFileSync(distancesPath(path), 'utf8');
+  } catch {
+    return null;
+  }
+  let saved: CompactDistancesJson;
+  try {
+    saved = JSON.parse(text) as CompactDistancesJson;
+  } catch {
+    throw new InputFormatError(distancesPath(path), undefined, 'not a saved distance distribution (JSON): run `wga distances GRAPH.wgc --save` again');
+  }
+  const nodes = withFile(path, (file) => file.nodeCount);
+  if (saved.nodes !== nodes || !Array.isArray(saved.distribution)) throw new InputFormatError(distancesPath(path), undefined, `a distance distribution of ${saved.nodes} pages for a graph of ${nodes}: run \`wga distances GRAPH.wgc --save\` again`);
+  return saved;
+}
+
+export interface CompactInfoJson {
+  file: string;
+  nodes: number;
+  links: number;
+  /** The file names its pages (else they go by id). */
+  names: boolean;
+  lists: { in: boolean; out: boolean };
+  /** The rankings `rank --save` kept beside the graph, and how many of the best pages each lists. */
+  rankings: Array<{ method: string; iterations: number; residual: number; listed: number }>;
+  /** `distances --save` kept a distance distribution beside the graph. */
+  distances: boolean;
+}
+
+/** What a compact graph file holds and what was kept beside it, read in place (nothing loaded). */
+export function compactInfo(path: string): CompactInfoJson {
+  return withFile(path, (file) => {
+    const rankings: CompactInfoJson['rankings'] = [];
+    for (const method of COMPACT_RANK_METHODS) {
+      try {
+        const { header } = readScores(scoresPath(path, method), undefined, method);
+        // Scores of another graph (ranked before the file was converted again) are not offered.
+        if (header.nodes === file.nodeCount) rankings.push({ method: header.method, iterations: header.iterations, residual: header.residual, listed: header.top.length });
+      } catch (error) {
+        if (!(error instanceof FileNotFoundError || error instanceof InputFormatError)) throw error;
+      }
+    }
+    return {
+      file: path,
+      nodes: file.nodeCount,
+      links: file.linkCount,
+      names: file.labelsInPlace() !== null,
+      lists: { in: file.has('in'), out: file.has('out') },
+      rankings,
+      distances: existsSync(distancesPath(path)),
     };
   });
 }
@@ -643,27 +726,57 @@ export interface CompactSccJson {
   largest: number;
   largestSizes: number[];
   sizeDistribution: Array<[number, number]>;
-  timings: { load: number; solve: number };
+  /** Pages in each part of the bow-tie around the giant SCC (the plain `scc`'s), or null when the file has no in-lists. */
+  bowTie: Record<BowTiePartName, number> | null;
+  memory: { structures: StructureBytes[] };
+  /** load: reading the lists (each direction, and the out-lists again for the bow-tie's last search); bowTie: its four searches. */
+  timings: { load: number; solve: number; bowTie: number };
 }
 
 export function compactSccOf(path: string, options: { top?: number } = {}, context: AppContext = {}): CompactSccJson {
   return withFile(path, (file) => {
+    const n = file.nodeCount;
+    const m = file.linkCount;
+    let load = 0;
+    const structures: StructureBytes[] = [];
+    // One direction's lists in memory at a time: asking for the other drops these first.
+    let held: { direction: 'out' | 'in'; lists: CompactLists } | null = null;
+    const listsOf = (direction: 'out' | 'in'): CompactLists => {
+      if (held?.direction === direction) return held.lists;
+      held = null;
+      const started = performance.now();
+      context.onProgress?.({ phase: 'compact', message: `loading the ${direction}-lists of ${n.toLocaleString('en-US')} pages` });
+      const lists = file.readLists(direction, { offsets: true });
+      load += elapsed(started);
+      if (!structures.some((s) => s.name.startsWith(`${direction}-lists`))) structures.push(structure(`${direction}-lists with offsets`, compactBytes(lists), n, m));
+      held = { direction, lists };
+      return lists;
+    };
     let started = performance.now();
-    context.onProgress?.({ phase: 'compact', message: `loading the out-lists of ${file.nodeCount.toLocaleString('en-US')} pages` });
-    const out = file.readLists('out', { offsets: true });
-    const load = elapsed(started);
-    started = performance.now();
-    const result = compactScc(out);
+    const result = compactScc(listsOf('out'));
+    const solve = elapsed(started) - load;
     // The largest sizes: the components by size, a heap's pass (a host graph has hundreds of millions).
     const largest = Array.from(topK(result.sizes.subarray(0, result.count), options.top ?? 10), (c) => result.sizes[c]!);
+    structures.push(structure("Tarjan's index, low link and component", 12 * n, n, m));
+    let bowTie: CompactSccJson['bowTie'] = null;
+    started = performance.now();
+    const loadBefore = load;
+    if (file.has('in')) {
+      context.onProgress?.({ phase: 'compact', message: 'the bow-tie around the giant component' });
+      bowTie = compactBowTie(result, listsOf).sizes;
+      structures.push(structure('bow-tie parts, two marks and the queue', 7 * n, n, m));
+    }
+    held = null;
     return {
       file: path,
-      nodes: file.nodeCount,
+      nodes: n,
       count: result.count,
       largest: result.largest,
       largestSizes: largest,
       sizeDistribution: componentSizeDistribution(result),
-      timings: { load, solve: elapsed(started) },
+      bowTie,
+      memory: { structures },
+      timings: { load, solve, bowTie: elapsed(started) - (load - loadBefore) },
     };
   });
 }
@@ -676,15 +789,20 @@ export interface CompactTopJson {
   seconds: number;
 }
 
-/** The best pages of the scores `rank --save` kept, named in place. */
-export function compactTop(path: string, k: number, method: CompactRankMethod = 'pagerank'): CompactTopJson {
+/**
+ * The best pages of the scores `rank --save` kept, named in place: `k` of them from position
+ * `offset` (the file lists the best SCORES_TOP; `option` names the count in errors).
+ */
+export function compactTop(path: string, k: number, method: CompactRankMethod = 'pagerank', paging: { offset?: number; option?: string; clamp?: boolean } = {}): CompactTopJson {
+  const { offset = 0, option = '--top', clamp = false } = paging;
   const started = performance.now();
   return withFile(path, (file) => {
     const { header } = readScores(scoresPath(path, method), undefined, method);
     if (header.nodes !== file.nodeCount) throw new InputFormatError(scoresPath(path, method), undefined, `scores of ${header.nodes} pages for a graph of ${file.nodeCount}: rank it again`);
-    if (k > header.top.length) throw new OptionError('--top', `the saved scores list the best ${header.top.length} pages`);
+    // `clamp`: fewer pages past the end of the list (the server's pages), else an error (the CLI's --top).
+    if (offset + k > header.top.length && !(clamp && offset <= header.top.length)) throw new OptionError(clamp ? 'offset' : option, `the saved scores list the best ${header.top.length} pages`);
     const labels = file.labelsInPlace();
-    const top = header.top.slice(0, k).map(([id, score], i) => ({ rank: i + 1, id, label: nameOf(labels, id), score }));
+    const top = header.top.slice(offset, offset + k).map(([id, score], i) => ({ rank: offset + i + 1, id, label: nameOf(labels, id), score }));
     return { file: path, method: header.method, nodes: file.nodeCount, top, seconds: elapsed(started) };
   });
 }
@@ -701,12 +819,12 @@ export interface CompactPageJson {
   seconds: number;
 }
 
-/** One page of a compact graph, read in place: its lists, its neighbours' names, its saved score. */
-export function compactPage(path: string, name: string, limit: number): CompactPageJson {
+/** One page of a compact graph, read in place: its lists, its neighbours' names, its saved scores. */
+export function compactPage(path: string, name: string, limit: number, option = 'url'): CompactPageJson {
   const started = performance.now();
   return withFile(path, (file) => {
     const labels = file.labelsInPlace();
-    const id = pageId(file, labels, name, 'url');
+    const id = pageId(file, labels, name, option);
     const inList = file.has('in') ? file.listInPlace('in', id) : new Int32Array(0);
     const outList = file.has('out') ? file.listInPlace('out', id) : new Int32Array(0);
     const names = (list: Int32Array): string[] => Array.from(list.subarray(0, limit), (u) => nameOf(labels, u));

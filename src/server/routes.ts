@@ -33,7 +33,8 @@ import type { GraphCache } from './graph-cache.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import type { JobList } from './jobs.js';
 import type { RankWorkerInput, RankWorkerMessage } from './rank-worker.js';
-import { SECURITY_HEADERS, TOKEN_COOKIE, TOKEN_HEADER, sameToken } from './security.js';
+import { guard } from './guard.js';
+import { flag, integer, query, required } from './parameters.js';
 import type { StaticFiles } from './static-files.js';
 
 export interface ServerContext {
@@ -60,36 +61,11 @@ const PROGRESS_MS = 50;
 /** Largest graph file upload. */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
-function query(c: Context, name: string): string | undefined {
-  const value = c.req.query(name);
-  return value === undefined || value === '' ? undefined : value;
-}
-
 /** The `links` parameter of an analysis (values.ts linkFilterOption), checked: a 400 names it. */
 function links(c: Context): string | undefined {
   const text = query(c, 'links');
   if (text !== undefined) linkFilterOption('links', text);
   return text;
-}
-
-function required(c: Context, name: string): string {
-  const value = query(c, name);
-  if (value === undefined) throw new HttpError(400, 'bad-request', `${name}: missing`, name);
-  return value;
-}
-
-function integer(c: Context, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = integerOption(name, query(c, name), fallback, min);
-  if (value > max) throw new OptionError(name, `at most ${max}, got ${value}`);
-  return value;
-}
-
-function flag(c: Context, name: string): boolean {
-  const value = query(c, name);
-  if (value === undefined) return false;
-  if (['1', 'true', 'yes'].includes(value)) return true;
-  if (['0', 'false', 'no'].includes(value)) return false;
-  throw new HttpError(400, 'bad-request', `${name}: expected true or false, got '${value.slice(0, 40)}'`, name);
 }
 
 function runId(c: Context, name = 'id', value = c.req.param(name)): number {
@@ -203,40 +179,7 @@ export function buildRoutes(server: ServerContext): Hono {
   const app = new Hono();
   const describeError = (error: unknown) => toErrorResponse(error, server.log).body.error;
 
-  app.onError((error, c) => {
-    const { status, body } = toErrorResponse(error, server.log);
-    return c.json(body, status as 400);
-  });
-
-  // Every answer: security headers. Every request: a Host of ours (DNS rebinding), and the token where needed.
-  app.use('*', async (c, next) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
-    const host = (c.req.header('host') ?? '').toLowerCase();
-    if (!server.allowedHosts.has(host)) {
-      throw new HttpError(403, 'bad-host', `Host '${host.slice(0, 100)}' is not this server's; use the address it printed`);
-    }
-    const method = c.req.method;
-    const header = c.req.header(TOKEN_HEADER);
-    if (server.remote) {
-      const cookie = /(?:^|;\s*)wga_token=([^;]*)/.exec(c.req.header('cookie') ?? '')?.[1];
-      const given = query(c, 'token');
-      if (given !== undefined && sameToken(given, server.token) && method === 'GET' && !c.req.path.startsWith('/api/')) {
-        // Opened with ?token=: keep it in a cookie for this site's later requests (and EventSource), then drop it from the address.
-        const url = new URL(c.req.url);
-        url.searchParams.delete('token');
-        c.header('Set-Cookie', `${TOKEN_COOKIE}=${server.token}; Path=/; HttpOnly; SameSite=Strict`);
-        return c.redirect(`${url.pathname}${url.search}`, 303);
-      }
-      if (!sameToken(header, server.token) && !sameToken(cookie, server.token)) {
-        throw new HttpError(403, 'forbidden', 'this server listens beyond loopback: open it with the ?token= address it printed, or send the X-WGA-Token header');
-      }
-    }
-    if (method !== 'GET' && method !== 'HEAD' && !sameToken(header, server.token)) {
-      throw new HttpError(403, 'forbidden', `${method} needs the server's token in the X-WGA-Token header (the page has it in <meta name="wga-token">)`);
-    }
-    await next();
-    return undefined;
-  });
+  guard(app, server);
 
   const storeGraph = async (): Promise<StoreGraph> => {
     const source = await server.cache.source();
@@ -247,6 +190,7 @@ export function buildRoutes(server: ServerContext): Hono {
   app.get('/api/info', async (c) => {
     const [counts, crawl] = await Promise.all([server.cache.counts(), server.crawl.status()]);
     return c.json({
+      mode: 'store',
       store: server.store.location,
       kind: server.store.kind,
       version: server.version,

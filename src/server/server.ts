@@ -1,11 +1,15 @@
 /**
- * `wga serve`: the HTTP server of the GUI and the JSON API over one store. Listens on loopback
- * (127.0.0.1) and a free port unless told otherwise; beyond loopback it insists on a token.
+ * `wga serve`: the HTTP server of the GUI and the JSON API over one store, or over one compact
+ * graph file (graph-routes.ts). Listens on loopback (127.0.0.1) and a free port unless told
+ * otherwise; beyond loopback it insists on a token.
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { compactInfo } from '../app/compact-graph.js';
+import { type GraphServerContext, buildGraphRoutes } from './graph-routes.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { CrawlWatch } from './crawl-watch.js';
@@ -20,8 +24,10 @@ import { stats } from '../app/stats.js';
 import { sccAnalysis } from '../app/structure.js';
 
 export interface ServeOptions {
-  /** The store: a SQLite file or a postgres:// URL. */
-  db: string;
+  /** The store: a SQLite file or a postgres:// URL (or `graph`). */
+  db?: string;
+  /** A compact graph file (.wgc) to serve instead of a store: read in place, never loaded whole. */
+  graph?: string;
   host?: string;
   /** 0 (the default): a free port. */
   port?: number;
@@ -46,7 +52,10 @@ export interface RunningServer {
   generatedToken: boolean;
   /** Listening beyond loopback (every request needs the token). */
   remote: boolean;
-  store: Store;
+  /** The store served (null when serving a graph file). */
+  store: Store | null;
+  /** What is served: the store's location or the graph file's path. */
+  serving: string;
   close(): Promise<void>;
 }
 
@@ -62,6 +71,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw new OptionError('--token', 'expected 16 to 200 characters of A-Z, a-z, 0-9, ".", "_", "~", "-"');
   }
   const token = options.token ?? generateToken();
+  if (options.graph !== undefined) return startGraphServer(options.graph, options, host, token, log);
+  if (options.db === undefined) throw new OptionError('--db', 'missing: the store to serve (a SQLite file or a postgres:// URL), or --graph G.wgc');
   const store = await openStore(options.db, { create: true });
   const cache = new GraphCache(store);
   const context: ServerContext = {
@@ -82,22 +93,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     log,
   };
   const app = buildRoutes(context);
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  // SSE streams stay open: no request timeout for them; idle keep-alive sockets close quickly.
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = 5000;
+  let server: Server;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server = await listen(app, host, options.port ?? 0);
   } catch (error) {
     await store.close();
-    const e = error as NodeJS.ErrnoException;
-    throw new OptionError(e.code === 'EADDRINUSE' ? '--port' : '--host', `cannot listen on ${host}:${options.port ?? 0}: ${e.code ?? e.message}`);
+    throw error;
   }
   const port = (server.address() as AddressInfo).port;
   for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
@@ -122,6 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     generatedToken: options.token === undefined,
     remote: context.remote,
     store,
+    serving: store.location,
     close: async () => {
       closing = true;
       context.jobs.cancelAll();
@@ -129,6 +131,60 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
+    },
+  };
+}
+
+/** An HTTP server for `app` listening on host:port (0: a free one); a typed error names the option at fault. */
+async function listen(app: Hono, host: string, port: number): Promise<Server> {
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // SSE streams stay open: no request timeout for them; idle keep-alive sockets close quickly.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 5000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new OptionError(e.code === 'EADDRINUSE' ? '--port' : '--host', `cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
+  }
+  return server;
+}
+
+/** `wga serve --graph G.wgc`: the graph file's API and GUI; the file is checked before listening. */
+async function startGraphServer(graph: string, options: ServeOptions, host: string, token: string, log: (text: string) => void): Promise<RunningServer> {
+  // A missing or damaged file is the user's error now, not every request's later.
+  compactInfo(graph);
+  const context: GraphServerContext = {
+    graph,
+    version: version(),
+    token,
+    remote: options.remote ?? !isLoopback(host),
+    allowedHosts: new Set(),
+    files: new StaticFiles(options.webRoot ?? DEFAULT_WEB_ROOT, token),
+    log,
+  };
+  const server = await listen(buildGraphRoutes(context), host, options.port ?? 0);
+  const port = (server.address() as AddressInfo).port;
+  for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}/`,
+    host,
+    port,
+    token,
+    generatedToken: options.token === undefined,
+    remote: context.remote,
+    store: null,
+    serving: graph,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -307,11 +307,13 @@ describe('compact graph file', () => {
       const l1 = JSON.parse((await runCli(['levels', path, '--root', best, '--json', '-q'])).stdout) as Levels;
       const l2 = JSON.parse((await runCli(['levels', cnr, '--root', best, '--json', '-q'])).stdout) as Levels;
       assert.deepEqual(l1.histogram, l2.histogram);
-      type Scc = { count: number; largest: number };
+      type Scc = { count: number; largest: number; bowTie: Record<string, number> };
       const s1 = JSON.parse((await runCli(['scc', path, '--json', '-q'])).stdout) as Scc;
       const s2 = JSON.parse((await runCli(['scc', cnr, '--json', '-q'])).stdout) as Scc;
       assert.equal(s1.count, s2.count);
       assert.equal(s1.largest, s2.largest);
+      assert.deepEqual(s1.bowTie, s2.bowTie);
+      assert.equal(s1.bowTie.core, s2.largest);
       // A command without a compact kernel reads the .wgc file as a plain graph.
       const d1 = await runCli(['degrees', path, '--json', '-q']);
       const d2 = await runCli(['degrees', cnr, '--json', '-q']);

@@ -20,6 +20,8 @@ import {
   transposeDegrees,
 } from '../../src/graph/compact.js';
 import { compactLevels, compactScc } from '../../src/analysis/compact-search.js';
+import { bowTie } from '../../src/analysis/bowtie.js';
+import { compactBowTie } from '../../src/analysis/bowtie-compact.js';
 import { levels } from '../../src/analysis/levels.js';
 import { stronglyConnectedComponents } from '../../src/analysis/scc.js';
 import { outDegrees as plainOutDegrees, inDegrees as plainInDegrees } from '../../src/analysis/degrees.js';
@@ -119,9 +121,12 @@ describe('compact graph', () => {
   it('levels and strongly connected components on the compact out-lists are the plain ones', async () => {
     const cnr = (await loadGraph(testData('cnr-2000', 'cnr-2000.graph'))).graph;
     const generated = powerLawGraph({ nodes: 20_000, seed: 5, danglingShare: 0.3 }).graph;
-    for (const [graph, roots] of [[cnr, [0, 60595, 247028]], [generated, [1, 2]]] as const) {
+    // Every part of a bow-tie: core 0-1, IN 2, OUT 3, a tube 4 (2 -> 4 -> 3), an in-tendril 5, an
+    // out-tendril 6, a disconnected pair 7 -> 8.
+    const drawn = parseEdgeList('0 1\n1 0\n2 0\n1 3\n2 4\n4 3\n2 5\n6 3\n7 8\n', 'bow-tie', { ids: 'numeric' }).graph;
+    for (const [graph, roots] of [[cnr, [0, 60595, 247028]], [generated, [1, 2]], [drawn, [2]]] as const) {
       const out = compactOutListsFromGraph(graph, { segmentBytes: 1 << 16 });
-      assert.ok(out.segments.length > 1);
+      assert.ok(out.segments.length > 1 || graph === drawn);
       const plain = levels(graph, roots, { threads: 1 });
       for (const threads of [1, 2]) {
         const compact = compactLevels(out, roots, { threads });
@@ -137,6 +142,18 @@ describe('compact graph', () => {
       // Same search order: the same ids, not only the same sets.
       assert.deepEqual(a.component, b.component);
       assert.deepEqual(a.sizes, b.sizes);
+      // The bow-tie, one direction's lists at a time: bowTie's parts, page for page.
+      const inLists = compactFromGraph(graph, { segmentBytes: 1 << 20, offsets: true });
+      const asked: string[] = [];
+      const compactParts = compactBowTie(a, (direction) => {
+        asked.push(direction);
+        return direction === 'out' ? out : inLists;
+      });
+      const plainParts = bowTie(graph, b);
+      assert.deepEqual(compactParts.sizes, plainParts.sizes);
+      assert.deepEqual(compactParts.part, plainParts.part);
+      assert.deepEqual(asked, ['out', 'in', 'in', 'out']);
+      if (graph === drawn) assert.deepEqual(Array.from(compactParts.part), [0, 0, 1, 2, 3, 4, 5, 6, 6]);
     }
     // The largest component of cnr-2000 as LAW lists it: 112,023 pages (34.4%).
     assert.equal(compactScc(compactOutListsFromGraph(cnr)).largest, 112_023);

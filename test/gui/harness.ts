@@ -40,8 +40,17 @@ export interface RunningServer {
 }
 
 /** Starts `wga serve --db STORE --port 0` and waits for its first line, `listening on http://HOST:PORT/`. */
-export async function startServer(db: string, extra: readonly string[] = []): Promise<RunningServer> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--db', db, '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServer(db: string, extra: readonly string[] = []): Promise<RunningServer> {
+  return startServe(['--db', db, ...extra]);
+}
+
+/** Starts `wga serve --graph G.wgc --port 0` (a compact graph file instead of a store). */
+export function startGraphFileServer(graph: string): Promise<RunningServer> {
+  return startServe(['--graph', graph]);
+}
+
+async function startServe(args: readonly string[]): Promise<RunningServer> {
+  const child = spawn(process.execPath, [cliPath, 'serve', ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { missingToolTest, temporaryDirectory } from '../helpers.js';
-import { browserMissing, launchBrowser, type RunningServer, startServer, wga } from './harness.js';
+import { browserMissing, launchBrowser, type RunningServer, startGraphFileServer, startServer, wga } from './harness.js';
 import { PAYLOADS, serveHostileSite } from './hostile-site.js';
 
 const missing = browserMissing();
@@ -149,6 +149,44 @@ if (missing !== null) {
       assert.equal(seen.pwned, undefined);
       assert.equal(seen.injected, 0);
       assert.deepEqual(dialogs, [], 'no dialog was opened');
+    });
+
+    it('shows payload names of a compact graph file (wga serve --graph) as text: rankings, a page, its neighbours', async () => {
+      const graph = join(dir.path, 'hostile.wgc');
+      await wga(['convert', join(dir.path, 'hostile.tsv'), graph, '--separator', 'tab', '--quiet']);
+      await wga(['rank', graph, '--method', 'pagerank,traffic', '--save', '--quiet']);
+      const fileServer = await startGraphFileServer(graph);
+      try {
+        const at = async (path: string, ready: string): Promise<Evidence> => {
+          await page.goto(`${fileServer.origin}${path}`);
+          await page.waitForSelector(ready, { timeout: 120_000 });
+          await page.waitForLoadState('networkidle');
+          const seen = await evidence(page);
+          assert.equal(seen.pwned, undefined, `${path}: no payload ran`);
+          assert.equal(seen.injected, 0, `${path}: no element of a payload is in the DOM`);
+          assert.deepEqual(seen.scriptLinks, [], `${path}: every link is http(s) or in-app`);
+          return seen;
+        };
+        const ranks = await at('/ranks?method=traffic', '[data-graph-ranks] table');
+        for (const label of HOSTILE_LABELS) assert.ok(ranks.text.includes(label), `${label} is listed as text`);
+        for (const label of HOSTILE_LABELS) {
+          const seen = await at(`/node?name=${encodeURIComponent(label)}`, '[data-node-name]');
+          assert.equal(await page.textContent('[data-node-name]'), label, 'the name is shown as it is');
+          // Its neighbour in the ring, as an in-app link named by the payload's text.
+          const next = HOSTILE_LABELS[(HOSTILE_LABELS.indexOf(label) + 1) % HOSTILE_LABELS.length]!;
+          assert.ok(seen.text.includes(next));
+        }
+        // Following a neighbour's link (the first payload links to the second) is an in-app navigation to its own view.
+        await at(`/node?name=${encodeURIComponent(HOSTILE_LABELS[0]!)}`, '[data-node-name]');
+        await page.locator('a.page-link').filter({ hasText: HOSTILE_LABELS[1]! }).first().click();
+        await page.waitForFunction((name) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('[data-node-name]')?.textContent === name, HOSTILE_LABELS[1]!);
+        const followed = await evidence(page);
+        assert.equal(followed.pwned, undefined);
+        assert.equal(followed.injected, 0);
+        assert.deepEqual(dialogs, [], 'no dialog was opened');
+      } finally {
+        await fileServer.close();
+      }
     });
   });
 }

@@ -20,9 +20,12 @@ let leave: (() => void) | null = null;
 let outlet: HTMLElement | null = null;
 let onShown: ((route: Route) => void) | null = null;
 let generation = 0;
+/** The view of `/`. */
+let home = '/crawl';
 
-export function startRouter(table: Route[], root: HTMLElement, shown: (route: Route) => void): void {
+export function startRouter(table: Route[], root: HTMLElement, shown: (route: Route) => void, homePath = '/crawl'): void {
   routes = table;
+  home = homePath;
   outlet = root;
   onShown = shown;
   window.addEventListener('popstate', () => void show());
@@ -54,7 +57,7 @@ async function show(): Promise<void> {
   const mine = ++generation;
   leave?.();
   leave = null;
-  const path = location.pathname === '/' ? '/crawl' : location.pathname.replace(/\/+$/, '');
+  const path = location.pathname === '/' ? home : location.pathname.replace(/\/+$/, '');
   const route = routes.find((r) => r.path === path) ?? routes.find((r) => r.path === '/not-found')!;
   document.title = `${route.title} · wga`;
   onShown?.(route);

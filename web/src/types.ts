@@ -7,6 +7,7 @@ import type { CrawlCounters } from '../../src/crawl/counters.js';
 import type { ChangesJson } from '../../src/app/changes-json.js';
 
 export interface Info {
+  mode: 'store';
   store: string;
   kind: 'sqlite' | 'postgres';
   version: string;
@@ -322,4 +323,47 @@ export interface PagesTableAnswer {
   offset: number;
   rows: Array<Record<string, string | number | null>>;
   ms: number;
+}
+
+/** The distance distribution (`wga distances`, a store's `/api/distances`, a graph file's saved one). */
+export interface Distances {
+  method: 'exact' | 'hyperball';
+  log2m: number | null;
+  runs: number;
+  distribution: number[];
+  averageDistance: number;
+  effectiveDiameter: number;
+  connectedPairs: number;
+  jackknife: { averageDistance: { estimate: number; standardError: number }; effectiveDiameter: { estimate: number; standardError: number } } | null;
+}
+
+/** `/api/info` of `wga serve --graph G.wgc` (src/app/compact-graph.ts CompactInfoJson). */
+export interface GraphFileInfo {
+  mode: 'graph';
+  version: string;
+  file: string;
+  nodes: number;
+  links: number;
+  names: boolean;
+  lists: { in: boolean; out: boolean };
+  rankings: Array<{ method: string; iterations: number; residual: number; listed: number }>;
+  distances: boolean;
+}
+
+/** A graph file's `/api/top`: the best pages of a saved ranking. */
+export interface GraphFileTop {
+  method: string;
+  nodes: number;
+  top: Array<{ rank: number; id: number; label: string; score: number }>;
+}
+
+/** A graph file's `/api/page`: one page's degrees, first neighbours and saved scores. */
+export interface GraphFilePage {
+  id: number;
+  label: string;
+  inDegree: number;
+  outDegree: number;
+  inLinks: string[];
+  outLinks: string[];
+  scores: Array<{ method: string; value: number }>;
 }

@@ -34,6 +34,7 @@ import { Progress } from '../progress.js';
 import { defaultThreads } from '../../parallel/pool.js';
 import { choiceOption, integerOption, numberOption } from '../values.js';
 import { TRAFFIC_DEFAULTS } from '../../analysis/traffic.js';
+import { BOW_TIE_PARTS } from '../../analysis/bowtie.js';
 import { printStats } from './stats.js';
 
 /**
@@ -307,9 +308,17 @@ export function runCompactScc(path: string, options: { json?: boolean; top?: str
       ['giant SCC', `${count(result.largest)} pages (${percent(result.largest, result.nodes)})`],
       ['largest sizes', result.largestSizes.map(count).join(', ')],
       ['singletons', count(result.sizeDistribution.find(([size]) => size === 1)?.[1] ?? 0)],
-      ['time', `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`],
+      ['time', `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}, bow-tie ${seconds(result.timings.bowTie)}`],
     ]),
   );
+  const bowTie = result.bowTie;
+  if (bowTie === null) print('\nno bow-tie: the file has no in-lists (convert the graph again with wga convert)');
+  else {
+    print('\nbow-tie around the giant SCC');
+    print(table(BOW_TIE_PARTS.map((name) => [name, count(bowTie[name]), percent(bowTie[name], result.nodes)]), [1, 2]));
+  }
+  print('\ncompact structures');
+  print(structuresTable(result.memory.structures));
 }
 
 export function runCompactTop(path: string, options: { json?: boolean; top?: string; score?: string }): void {

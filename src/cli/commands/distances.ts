@@ -22,8 +22,9 @@ export function registerDistances(program: Command): void {
       .option('--runs <k>', 'HyperBall: independent runs (seeds seed, seed + 1, ...); 2 or more give jackknife standard errors, as HyperANF (default: 1)')
       .option('--threads <n>', 'HyperBall: threads (default: the cores, at most 8)')
       .option('--tmp <dir>', 'a compact graph: where HyperBall\'s next counters go when only one counter array fits in memory (default: the system\'s temporary directory)')
+      .option('--save', 'a compact graph: keep the result beside it (G.wgc.distances.json), for `wga serve --graph G.wgc`')
       .option('--json', 'print one JSON document'),
-  ).action(async (path: string | undefined, options: GraphInputOptions & DistancesOptions & { json?: boolean; tmp?: string }) => {
+  ).action(async (path: string | undefined, options: GraphInputOptions & DistancesOptions & { json?: boolean; tmp?: string; save?: boolean }) => {
     // A .wgc file (or a graph too big for the plain arrays): HyperBall on the compact in-lists.
     if (
       await runOnCompactForm(path, options, (compactPath, progress) => {
@@ -37,6 +38,7 @@ export function registerDistances(program: Command): void {
             threads: integerOption('--threads', options.threads, defaultThreads(), 1),
             memoryBytes: memoryBytes(),
             ...(options.tmp === undefined ? {} : { tmp: options.tmp }),
+            save: options.save === true,
           },
           { onProgress: (event) => progress.update(() => event.message) },
         );
@@ -45,11 +47,13 @@ export function registerDistances(program: Command): void {
         else {
           printDistances(report, 'pages');
           print(`\n${report.memory.plan}`);
+          if (report.saved !== null) print(`saved: ${report.saved}`);
         }
       })
     ) {
       return;
     }
+    if (options.save === true) throw new OptionError('--save', 'keeps a compact graph\'s distance distribution beside it (G.wgc.distances.json): give a .wgc file, or convert the graph with wga convert');
     await withGraph(path, options, async (source) => {
       const report = distances(source, options);
       if (options.json === true) {

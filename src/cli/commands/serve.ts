@@ -11,6 +11,7 @@ import { integerOption } from '../values.js';
 
 interface ServeCliOptions {
   db?: string;
+  graph?: string;
   host?: string;
   port?: string;
   open?: boolean;
@@ -20,18 +21,21 @@ interface ServeCliOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the web GUI and the JSON API for a store (127.0.0.1 and a free port by default)')
+    .description('serve the web GUI and the JSON API for a store, or for a compact graph file (127.0.0.1 and a free port by default)')
     .option('--db <store>', 'the store: a SQLite file (created if missing) or a postgres:// URL')
+    .option('--graph <file.wgc>', 'a compact graph file instead of a store: its saved rankings, pages and distance distribution, read in place')
     .option('--host <address>', 'address to listen on (default: 127.0.0.1; anything else requires the token on every request)')
     .option('--port <n>', 'port (default: a free one)')
     .option('--token <secret>', 'the secret the GUI sends with every change (default: generated; printed when --host is not loopback)')
     .option('--open', 'open the GUI in the default browser')
     .action(async (options: ServeCliOptions) => {
-      if (options.db === undefined) throw new OptionError('--db', 'missing: the store to serve (a SQLite file or a postgres:// URL)');
+      if (options.db !== undefined && options.graph !== undefined) throw new OptionError('--graph', 'serves a graph file instead of a store: give --db or --graph, not both');
+      if (options.db === undefined && options.graph === undefined) throw new OptionError('--db', 'missing: the store to serve (a SQLite file or a postgres:// URL), or --graph G.wgc');
       const port = integerOption('--port', options.port, 0, 0);
       if (port > 65535) throw new OptionError('--port', `expected at most 65535, got ${port}`);
       const server = await startServer({
-        db: options.db,
+        ...(options.db === undefined ? {} : { db: options.db }),
+        ...(options.graph === undefined ? {} : { graph: options.graph }),
         ...(options.host === undefined ? {} : { host: options.host }),
         port,
         ...(options.token === undefined ? {} : { token: options.token }),
@@ -44,7 +48,7 @@ export function registerServe(program: Command): void {
             (server.generatedToken ? `wga serve: token (generated; give --token to choose one): ${server.token}\n` : ''),
         );
       }
-      process.stderr.write(`wga serve: store ${server.store.location}; Ctrl-C stops\n`);
+      process.stderr.write(`wga serve: ${server.store === null ? 'graph file' : 'store'} ${server.serving}; Ctrl-C stops\n`);
       if (options.open === true) {
         const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
         const child = spawn(opener, [address], { stdio: 'ignore', detached: true });

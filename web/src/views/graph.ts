@@ -7,13 +7,14 @@
 import { api, ApiError } from '../api.js';
 import { barChart } from '../charts/bars.js';
 import { drawBowTie } from '../charts/bowtie.js';
+import { showDistances } from '../charts/distances.js';
 import { drawForceTree } from '../charts/force-tree.js';
 import { lineChart, type LineChart } from '../charts/line.js';
 import { type TreeItem, treeList } from '../charts/tree-list.js';
 import { formatCount, formatScore, h, notice, pageLink, replace, table } from '../dom.js';
 import { navigate, setQuery } from '../router.js';
 import { legend, statusColour } from '../status.js';
-import type { CrawlStatus, CrawlTree, DegreesResult, DirectoryNode, DirectoryTree, LevelsResult, SccResult, Stats } from '../types.js';
+import type { CrawlStatus, CrawlTree, DegreesResult, DirectoryNode, DirectoryTree, Distances, LevelsResult, SccResult, Stats } from '../types.js';
 
 const PARTS: Array<[string, string]> = [
   ['overview', 'Overview'],
@@ -135,25 +136,7 @@ function overview(body: HTMLElement): () => void {
   // The distance distribution of every pair of pages (wga distances): HyperBall's estimate, exact on small graphs.
   void api
     .get<Distances>('/api/distances', { runs: 4 })
-    .then((d) => {
-      replace(distancesBox);
-      if (d.distribution.length === 0) {
-        distancesBox.appendChild(h('p', { class: 'muted' }, 'No page reaches another.'));
-        return;
-      }
-      barChart(distancesBox, d.distribution.map((_, t) => String(t + 1)), d.distribution.map((x) => Math.round(1000 * x) / 10), 'clicks from page to page (% of connected pairs)');
-      const jack = d.jackknife;
-      const average = jack === null ? d.averageDistance.toFixed(2) : `${jack.averageDistance.estimate.toFixed(2)} ± ${jack.averageDistance.standardError.toFixed(2)}`;
-      const diameter = jack === null ? d.effectiveDiameter.toFixed(2) : `${jack.effectiveDiameter.estimate.toFixed(2)} ± ${jack.effectiveDiameter.standardError.toFixed(2)}`;
-      distancesBox.appendChild(
-        h(
-          'p',
-          { class: 'muted' },
-          `Average distance ${average} clicks; 90% of the ${formatCount(Math.round(d.connectedPairs))} connected pairs are within ${diameter} (effective diameter). ` +
-            (d.method === 'exact' ? 'Exact.' : `HyperBall, ${d.runs} runs of 2^${d.log2m} registers per page (± one standard error, jackknife).`),
-        ),
-      );
-    })
+    .then((d) => showDistances(distancesBox, d))
     .catch(failure(distancesBox));
   void api
     .get<DegreesResult>('/api/degrees', { top: 10 })
@@ -250,17 +233,6 @@ function directories(body: HTMLElement): void {
       if (tree.truncated) box.appendChild(h('small', { class: 'muted' }, 'Only the 50 largest entries of each directory are listed.'));
     })
     .catch(failure(box));
-}
-
-interface Distances {
-  method: 'exact' | 'hyperball';
-  log2m: number | null;
-  runs: number;
-  distribution: number[];
-  averageDistance: number;
-  effectiveDiameter: number;
-  connectedPairs: number;
-  jackknife: { averageDistance: { estimate: number; standardError: number }; effectiveDiameter: { estimate: number; standardError: number } } | null;
 }
 
 interface HostGraph {
