@@ -243,12 +243,16 @@ export function simulateWalks(context: TaskContext<WalkData>): void {
   }
 }
 
+/** The threads a run uses: they pay off only when there are enough walks to share (one block of start pages each at least). */
+export function monteCarloThreads(n: number, walksPerPage: number, requested: number): number {
+  return n * walksPerPage < 200_000 ? 1 : Math.min(requested, Math.max(1, Math.ceil(n / START_BLOCK)));
+}
+
 /** Monte Carlo PageRank of every page (Algorithm 2). */
 export function monteCarloPageRank(graph: Graph, options: MonteCarloOptions = {}): MonteCarloResult {
   const { walksPerPage, damping, seed, threads: requested } = checkMonteCarloOptions(options);
   const n = graph.nodeCount;
-  // Threads pay off only when there are enough walks to share.
-  const threads = n * walksPerPage < 200_000 ? 1 : Math.min(requested, Math.max(1, Math.ceil(n / START_BLOCK)));
+  const threads = monteCarloThreads(n, walksPerPage, requested);
   if (threads > 1) warmUpWorkers(threads);
   const data: WalkData = {
     outOffsets: graph.outOffsets,

@@ -23,6 +23,8 @@ import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
 import { type CompactLists, SAMPLE, compactBytes, transposeDegrees } from '../graph/compact.js';
 import { topK } from '../analysis/top.js';
+import { MONTE_CARLO_DEFAULTS, monteCarloThreads } from '../analysis/montecarlo.js';
+import { compactMonteCarloPageRank, monteCarloPageBytes } from '../analysis/montecarlo-compact.js';
 import type { Labels } from '../graph/labels.js';
 import type { AppContext } from './context.js';
 import type { StatsJson } from './stats.js';
@@ -119,7 +121,7 @@ export function compactStats(path: string, context: AppContext = {}): CompactSta
 }
 
 /** The rankings a compact graph gets without its plain form. */
-export const COMPACT_RANK_METHODS = ['pagerank', 'traffic', 'hotness', 'harmonic', 'closeness', 'lin'] as const;
+export const COMPACT_RANK_METHODS = ['pagerank', 'traffic', 'hotness', 'harmonic', 'closeness', 'lin', 'montecarlo'] as const;
 export type CompactRankMethod = (typeof COMPACT_RANK_METHODS)[number];
 
 export interface CompactRankOptions {
@@ -146,6 +148,8 @@ export interface CompactRankOptions {
   seed?: number;
   /** Where HyperBall's next counters go when only one counter array fits in memory (default: the system's temporary directory). */
   tmp?: string;
+  /** Monte Carlo: walks started at every page (default 1). */
+  walks?: number;
 }
 
 export interface CompactRankJson {
@@ -170,6 +174,8 @@ export interface CompactRankJson {
   traffic: { alpha: number; entropy: number; realFlow: number; artificialFlow: number; mu: number; nu: number; history: HistoryWidth | null; historyReason: string | null; threads: number } | null;
   /** HyperBall (harmonic, closeness, lin): registers per counter, each estimate's relative standard deviation, whether the next counters went to disk, and why. */
   hyperball: { log2m: number; relativeStandardDeviation: number; external: boolean; plan: string } | null;
+  /** Monte Carlo: the walks (the plain `rank --method montecarlo`'s numbers, bit for bit), or null. */
+  montecarlo: { walksPerPage: number; walks: number; totalVisits: number; seed: number; threads: number; largestStandardDeviation: number } | null;
   top: Array<{ rank: number; id: number; label: string; score: number }>;
   compact: { bytes: number; bytesPerLink: number; structures: StructureBytes[] };
   saved: string | null;
@@ -295,6 +301,7 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
       core: lumped ? { pages: rank.core.pages, links: rank.core.links } : null,
       traffic: null,
       hyperball: null,
+      montecarlo: null,
       compact: {
         bytes: listBytes,
         bytesPerLink: m === 0 ? 0 : listBytes / m,
@@ -311,6 +318,70 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
             : []),
           structure(`vectors (x, y, two contribution buffers${lumped ? ', over the core' : ''})`, 32 * rank.core.pages, n, m),
           ...(lumped ? [structure('scores', 8 * n, n, m)] : []),
+        ],
+      },
+      timings: { load, solve },
+    },
+  };
+}
+
+/**
+ * Monte Carlo PageRank of a compact graph: the out-lists with their offsets (each step draws a
+ * neighbour of the page it is at) and each thread's sums over walks, planned within three quarters
+ * of the memory (one thread when two would not fit).
+ */
+function monteCarloOf(file: CompactFile, options: CompactRankOptions, context: AppContext): CompactRanking {
+  const n = file.nodeCount;
+  const m = file.linkCount;
+  if (!file.has('out')) throw new InputFormatError(file.path, undefined, 'Monte Carlo needs the out-lists: convert the graph again with wga convert');
+  const walksPerPage = options.walks ?? MONTE_CARLO_DEFAULTS.walksPerPage;
+  const listPlan = (file.header.sections['out.bytes']?.[1] ?? 0) + 8 * (Math.ceil(n / SAMPLE) + 1) + 4 * n;
+  const perThread = monteCarloPageBytes(walksPerPage) * n;
+  // The scores and their standard deviations (16 bytes per page) come on top at the end.
+  const budget = 0.75 * (options.memoryBytes ?? totalmem());
+  let threads = monteCarloThreads(n, walksPerPage, Math.max(1, options.threads ?? 1));
+  while (threads > 1 && listPlan + threads * perThread + 16 * n > budget) threads--;
+  if (listPlan + threads * perThread + 16 * n > budget) {
+    throw new OptionError('--method', `montecarlo on ${n.toLocaleString('en-US')} pages needs ${gigabytes(listPlan + perThread + 16 * n)} (the out-lists with offsets, the sums over walks), more than three quarters of ${gigabytes(options.memoryBytes ?? totalmem())}`);
+  }
+  let started = performance.now();
+  context.onProgress?.({ phase: 'compact', message: `loading the out-lists of ${n.toLocaleString('en-US')} pages` });
+  const lists = file.readLists('out', { offsets: true });
+  const load = elapsed(started);
+  started = performance.now();
+  context.onProgress?.({ phase: 'compact', message: `Monte Carlo: ${walksPerPage} walk${walksPerPage === 1 ? '' : 's'} from each of ${n.toLocaleString('en-US')} pages` });
+  const result = compactMonteCarloPageRank(lists, { walksPerPage, damping: options.damping ?? MONTE_CARLO_DEFAULTS.damping, seed: options.seed ?? MONTE_CARLO_DEFAULTS.seed, threads });
+  const solve = elapsed(started);
+  let largestStandardDeviation = 0;
+  for (let v = 0; v < n; v++) if (result.standardDeviations[v]! > largestStandardDeviation) largestStandardDeviation = result.standardDeviations[v]!;
+  const listBytes = compactBytes(lists);
+  return {
+    scores: result.scores,
+    // A scores file's `iterations` are the walks per page; its residual the largest standard deviation.
+    header: { method: 'montecarlo', nodes: n, iterations: walksPerPage, residual: largestStandardDeviation, damping: result.damping },
+    json: {
+      file: file.path,
+      method: 'montecarlo',
+      solver: 'montecarlo (compact)',
+      nodes: n,
+      edges: m,
+      damping: result.damping,
+      tolerance: 0,
+      iterations: walksPerPage,
+      passes: walksPerPage,
+      residual: largestStandardDeviation,
+      converged: true,
+      core: null,
+      traffic: null,
+      hyperball: null,
+      montecarlo: { walksPerPage, walks: result.walks, totalVisits: result.totalVisits, seed: result.seed, threads, largestStandardDeviation },
+      compact: {
+        bytes: listBytes,
+        bytesPerLink: m === 0 ? 0 : listBytes / m,
+        structures: [
+          structure('out-lists with offsets', listBytes, n, m),
+          structure(`sums over walks (${threads} thread${threads === 1 ? '' : 's'})`, threads * perThread, n, m),
+          structure('scores and standard deviations', 16 * n, n, m),
         ],
       },
       timings: { load, solve },
@@ -390,6 +461,7 @@ function trafficOf(file: CompactFile, options: CompactRankOptions, context: AppC
       threads: result.threads,
     },
     hyperball: null,
+    montecarlo: null,
     compact: {
       bytes: inBytes + outBytes,
       bytesPerLink: m === 0 ? 0 : (inBytes + outBytes) / m,
@@ -460,6 +532,7 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
         core: null,
         traffic: null,
         hyperball: { log2m: result.log2m, relativeStandardDeviation: result.relativeStandardDeviation, external: result.external, plan: planText },
+        montecarlo: null,
         compact: {
           bytes: listBytes,
           bytesPerLink: m === 0 ? 0 : listBytes / m,
@@ -611,6 +684,7 @@ function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], op
   let geometric: ReturnType<typeof hyperBallOf> | null = null;
   return methods.map((method) => {
     if (method === 'pagerank') return pageRankOf(file, options, context);
+    if (method === 'montecarlo') return monteCarloOf(file, options, context);
     if (method === 'traffic' || method === 'hotness') {
       traffic ??= trafficOf(file, options, context);
       return method === 'traffic' ? traffic.traffic : traffic.hotness;

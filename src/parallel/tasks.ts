@@ -4,6 +4,7 @@
  * its share; pool.ts runs thread 0 of the same kernel in the calling thread.
  */
 import { simulateWalks } from '../analysis/montecarlo.js';
+import { compactWalksThread } from '../analysis/montecarlo-compact.js';
 import { gatherThread, powerIterationThread } from '../analysis/pagerank-power.js';
 import { compactPowerThread } from '../analysis/pagerank-compact.js';
 import { googleStepThread, sweepLargeComponent } from '../analysis/pagerank-scc.js';
@@ -43,6 +44,7 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'pagerank-compact': compactPowerThread as ParallelKernel,
   'gather-bound': gatherThread,
   'montecarlo-walks': simulateWalks,
+  'montecarlo-walks-compact': compactWalksThread as ParallelKernel,
   'scc-pivot-reach': pivotReachThread,
   'levels-bfs': bfsThread,
   'levels-bfs-compact': compactBfsThread as ParallelKernel,

@@ -13,6 +13,10 @@ import { compactHyperBall } from '../../src/analysis/hyperball-compact.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { compactPageRank } from '../../src/analysis/pagerank-compact.js';
 import { compactScc } from '../../src/analysis/compact-search.js';
+import { bowTie } from '../../src/analysis/bowtie.js';
+import { compactBowTie } from '../../src/analysis/bowtie-compact.js';
+import { monteCarloPageRank } from '../../src/analysis/montecarlo.js';
+import { compactMonteCarloPageRank } from '../../src/analysis/montecarlo-compact.js';
 import { stronglyConnectedComponents } from '../../src/analysis/scc.js';
 import { trafficRank } from '../../src/analysis/traffic.js';
 import { compactTrafficRank } from '../../src/analysis/traffic-compact.js';
@@ -56,11 +60,24 @@ describe('compact analyses equal the plain ones at 10^6 pages', () => {
     assert.ok(distance < 1e-11, `L1 distance ${distance}`);
   });
 
-  it('strongly connected components: the same, ids too', () => {
+  it('strongly connected components, ids too, and the bow-tie around the giant one: the same', () => {
     const out = compactOutListsFromGraph(graph);
     const plain = stronglyConnectedComponents(graph);
     const compact = compactScc(out);
     assert.equal(compact.count, plain.count);
     assert.deepEqual(compact.component, plain.component);
+    const inWithOffsets = compactFromGraph(graph, { offsets: true });
+    const parts = compactBowTie(compact, (direction) => (direction === 'out' ? out : inWithOffsets));
+    const plainParts = bowTie(graph, plain);
+    assert.deepEqual(parts.sizes, plainParts.sizes);
+    assert.deepEqual(parts.part, plainParts.part);
+  });
+
+  it('Monte Carlo: the same visits and standard deviations, bit for bit', () => {
+    const out = compactOutListsFromGraph(graph);
+    const plain = monteCarloPageRank(graph, { seed: 4, threads: 2 });
+    const compact = compactMonteCarloPageRank(out, { seed: 4, threads: 2 });
+    assert.deepEqual(compact.visits, plain.visits);
+    assert.deepEqual(compact.standardDeviations, plain.standardDeviations);
   });
 });

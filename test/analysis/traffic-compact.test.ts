@@ -147,7 +147,7 @@ describe('TrafficRank on the compact graph', () => {
       // Refused, naming the option.
       const hits = await runCli(['rank', wgc, '--method', 'hits', '-q']);
       assert.equal(hits.code, 2);
-      assert.match(hits.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin; 'hits' needs the plain form/);
+      assert.match(hits.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin, montecarlo; 'hits' needs the plain form/);
       const history = await runCli(['rank', wgc, '--history', 'float16', '--method', 'traffic', '-q']);
       assert.equal(history.code, 2);
       assert.match(history.stderr, /^wga: --history: /);

@@ -328,7 +328,7 @@ describe('compact graph file', () => {
       assert.equal((JSON.parse(auto.stdout) as Scc).largest, s2.largest);
       const coreness = await runCli(['rank', path, '--method', 'coreness', '-q']);
       assert.equal(coreness.code, 2);
-      assert.match(coreness.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin; 'coreness' needs the plain form/);
+      assert.match(coreness.stderr, /^wga: --method: a compact graph is ranked by pagerank, traffic, hotness, harmonic, closeness, lin, montecarlo; 'coreness' needs the plain form/);
     } finally {
       tmp.cleanup();
     }

@@ -179,6 +179,7 @@ export interface CompactRankCliOptions {
   seed?: string;
   tmp?: string;
   exact?: boolean;
+  walks?: string;
 }
 
 /**
@@ -201,11 +202,10 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
       if (given !== undefined) throw new OptionError(option, 'is an option of --method traffic and hotness');
     }
   }
-  if (!geometric) {
-    for (const [option, given] of [['--log2m', options.log2m], ['--seed', options.seed]] as const) {
-      if (given !== undefined) throw new OptionError(option, 'is an option of HyperBall: --method harmonic, closeness or lin');
-    }
-  }
+  const montecarlo = methods.includes('montecarlo');
+  if (!geometric && options.log2m !== undefined) throw new OptionError('--log2m', 'is an option of HyperBall: --method harmonic, closeness or lin');
+  if (!geometric && !montecarlo && options.seed !== undefined) throw new OptionError('--seed', 'is an option of HyperBall (--method harmonic, closeness or lin) and of --method montecarlo');
+  if (!montecarlo && options.walks !== undefined) throw new OptionError('--walks', 'is an option of --method montecarlo');
   if (options.exact === true) throw new OptionError('--exact', 'is not available on a compact graph (one breadth-first search per page): HyperBall estimates harmonic, closeness and lin');
   const rankOptions: CompactRankOptions = {
     top: integerOption('--top', options.top, 10, 0),
@@ -221,6 +221,7 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
     solver,
     log2m: options.log2m === undefined ? null : integerOption('--log2m', options.log2m, 6, 4, 16),
     seed: integerOption('--seed', options.seed, 1, 0),
+    walks: integerOption('--walks', options.walks, 1, 1),
     ...(options.tmp === undefined ? {} : { tmp: options.tmp }),
   };
   const context = { onProgress: (event: { message: string }) => progress.update(() => event.message) };
@@ -259,10 +260,15 @@ export async function runCompactRank(path: string, options: CompactRankCliOption
 function printCompactRanking(result: CompactRankJson): void {
   const graph = `${count(result.nodes)} pages, ${count(result.edges)} links`;
   const time = `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`;
-  if (result.traffic === null && result.hyperball === null) {
+  if (result.traffic === null && result.hyperball === null && result.montecarlo === null) {
     const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
     const how = result.solver === 'gauss-seidel (compact)' ? `Gauss-Seidel on the compact graph, ${result.iterations} sweeps and ${result.passes - result.iterations} residual checks` : `power iteration on the compact graph${core}, ${result.iterations} iterations`;
     print(`pagerank of ${graph}: ${how}, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
+    return;
+  }
+  if (result.montecarlo !== null) {
+    const mc = result.montecarlo;
+    print(`montecarlo of ${graph}: Monte Carlo on the compact graph, ${count(mc.walksPerPage)} walk${mc.walksPerPage === 1 ? '' : 's'} from every page (${count(mc.walks)} walks, ${count(mc.totalVisits)} visits, seed ${mc.seed}, ${mc.threads} thread${mc.threads === 1 ? '' : 's'}), the largest standard deviation ${mc.largestStandardDeviation.toExponential(2)}; ${time}`);
     return;
   }
   if (result.hyperball !== null) {

@@ -20,6 +20,7 @@ const METHOD_NAMES: Record<string, string> = {
   harmonic: 'harmonic centrality',
   closeness: 'closeness',
   lin: "Lin's index",
+  montecarlo: 'Monte Carlo PageRank',
 };
 
 const PAGE_SIZE = 100;
@@ -33,6 +34,7 @@ function methodName(method: string): string {
 
 /** How a saved ranking was solved: HyperBall's estimates keep their relative standard deviation where the solvers keep a residual. */
 function solveSummary(ranking: GraphFileInfo['rankings'][number]): string {
+  if (ranking.method === 'montecarlo') return `${formatCount(ranking.iterations)} walk${ranking.iterations === 1 ? '' : 's'} from every page, standard deviations up to ${ranking.residual.toExponential(1)}`;
   if (GEOMETRIC.has(ranking.method)) return `HyperBall, ${ranking.iterations} iterations, each count within about ${(100 * ranking.residual).toFixed(1)}%`;
   return `${ranking.iterations} iterations, residual ${ranking.residual.toExponential(1)}`;
 }
