@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { compactInfo } from '../app/compact-graph.js';
+import { isCompactPath } from '../formats/compact-file.js';
 import { type GraphServerContext, buildGraphRoutes } from './graph-routes.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -159,6 +160,7 @@ async function listen(app: Hono, host: string, port: number): Promise<Server> {
 /** `wga serve --graph G.wgc`: the graph file's API and GUI; the file is checked before listening. */
 async function startGraphServer(graph: string, options: ServeOptions, host: string, token: string, log: (text: string) => void): Promise<RunningServer> {
   // A missing or damaged file is the user's error now, not every request's later.
+  if (!isCompactPath(graph)) throw new OptionError('--graph', `expects a compact graph file (.wgc), got '${graph}': convert it first (wga convert ${graph} GRAPH.wgc), or import it into a store and serve that (--db)`);
   compactInfo(graph);
   const context: GraphServerContext = {
     graph,

@@ -164,6 +164,9 @@ describe('wga serve --graph G.wgc: the API over a compact graph file', { timeout
     assert.notEqual(missing.code, 0);
     assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
     assert.match(missing.stderr, /missing\.wgc/);
+    const edgeList = await runCli(['serve', '--graph', sharedData('hollins', 'hollins.edges.txt')]);
+    assert.equal(edgeList.code, 2);
+    assert.match(edgeList.stderr, /^wga: --graph: expects a compact graph file \(\.wgc\), got '.*hollins\.edges\.txt': convert it first/);
     const plainDistances = await runCli(['distances', sharedData('hollins', 'hollins.edges.txt'), '--save']);
     assert.equal(plainDistances.code, 2);
     assert.match(plainDistances.stderr, /^wga: --save: keeps a compact graph's distance distribution/);
