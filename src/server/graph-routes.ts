@@ -10,7 +10,7 @@ import { Hono } from 'hono';
 import { COMPACT_RANK_METHODS, compactInfo, compactPage, compactSavedDistances, compactTop } from '../app/compact-graph.js';
 import { choiceOption } from '../app/values.js';
 import { FileNotFoundError, OptionError } from '../errors.js';
-import { guard, type GuardContext } from './guard.js';
+import { guard, type GuardContext, serveGui } from './guard.js';
 import { HttpError } from './http-errors.js';
 import { integer, query, required } from './parameters.js';
 import type { StaticFiles } from './static-files.js';
@@ -65,15 +65,6 @@ export function buildGraphRoutes(server: GraphServerContext): Hono {
     throw new HttpError(404, 'not-found', 'no such API endpoint on a graph file (it answers /api/info, /api/top, /api/page, /api/distances; the rest needs a store: wga serve --db)');
   });
 
-  // The GUI: files, else index.html for every page route (deep links).
-  app.get('*', async (c) => {
-    const file = await server.files.file(c.req.path);
-    if (file !== null) return c.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
-    c.header('Cache-Control', 'no-store');
-    return c.html(await server.files.indexHtml());
-  });
-  app.all('*', () => {
-    throw new HttpError(405, 'bad-request', 'only GET is answered outside /api/');
-  });
+  serveGui(app, server.files);
   return app;
 }

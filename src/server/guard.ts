@@ -6,6 +6,7 @@
 import type { Hono } from 'hono';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import { SECURITY_HEADERS, TOKEN_COOKIE, TOKEN_HEADER, sameToken } from './security.js';
+import type { StaticFiles } from './static-files.js';
 
 export interface GuardContext {
   token: string;
@@ -50,5 +51,18 @@ export function guard(app: Hono, server: GuardContext): void {
     }
     await next();
     return undefined;
+  });
+}
+
+/** After the API routes: the GUI's files, else index.html for every page route (deep links); only GET. */
+export function serveGui(app: Hono, files: StaticFiles): void {
+  app.get('*', async (c) => {
+    const file = await files.file(c.req.path);
+    if (file !== null) return c.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
+    c.header('Cache-Control', 'no-store');
+    return c.html(await files.indexHtml());
+  });
+  app.all('*', () => {
+    throw new HttpError(405, 'bad-request', 'only GET is answered outside /api/');
   });
 }

@@ -33,7 +33,7 @@ import type { GraphCache } from './graph-cache.js';
 import { HttpError, toErrorResponse } from './http-errors.js';
 import type { JobList } from './jobs.js';
 import type { RankWorkerInput, RankWorkerMessage } from './rank-worker.js';
-import { guard } from './guard.js';
+import { guard, serveGui } from './guard.js';
 import { flag, integer, query, required } from './parameters.js';
 import type { StaticFiles } from './static-files.js';
 
@@ -530,15 +530,6 @@ export function buildRoutes(server: ServerContext): Hono {
     throw new HttpError(404, 'not-found', 'no such API endpoint (see docs/http-api.md)');
   });
 
-  // ---- the GUI: files, else index.html for every page route (deep links) ----
-  app.get('*', async (c) => {
-    const file = await server.files.file(c.req.path);
-    if (file !== null) return c.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
-    c.header('Cache-Control', 'no-store');
-    return c.html(await server.files.indexHtml());
-  });
-  app.all('*', () => {
-    throw new HttpError(405, 'bad-request', 'only GET is answered outside /api/');
-  });
+  serveGui(app, server.files);
   return app;
 }

@@ -115,14 +115,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A server closed while it loads ends the load with its store: nothing to report then.
       .catch((error: unknown) => closing || log(`wga serve: could not load the graph: ${(error as Error).message}`));
   }
-  const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${port}/`,
-    host,
-    port,
-    token,
-    generatedToken: options.token === undefined,
-    remote: context.remote,
+    ...address(host, port, token, options, context.remote),
     store,
     serving: store.location,
     close: async () => {
@@ -134,6 +128,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await store.close();
     },
   };
+}
+
+/** Where a running server answers, and with which token. */
+function address(host: string, port: number, token: string, options: ServeOptions, remote: boolean): Pick<RunningServer, 'url' | 'host' | 'port' | 'token' | 'generatedToken' | 'remote'> {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return { url: `http://${shown}:${port}/`, host, port, token, generatedToken: options.token === undefined, remote };
 }
 
 /** An HTTP server for `app` listening on host:port (0: a free one); a typed error names the option at fault. */
@@ -174,14 +174,8 @@ async function startGraphServer(graph: string, options: ServeOptions, host: stri
   const server = await listen(buildGraphRoutes(context), host, options.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   for (const allowed of allowedHosts(host, port)) context.allowedHosts.add(allowed);
-  const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${port}/`,
-    host,
-    port,
-    token,
-    generatedToken: options.token === undefined,
-    remote: context.remote,
+    ...address(host, port, token, options, context.remote),
     store: null,
     serving: graph,
     close: async () => {
