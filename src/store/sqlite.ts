@@ -22,11 +22,8 @@ import {
   PAGE_COLUMNS,
   VISIT_COLUMNS,
   type VisitRow,
-  type PriorAnswer,
-  diffLinkSets,
   type StatusClass,
   statusCondition,
-  visitOf,
   roleCode,
   droppedCode,
   renderCode,
@@ -42,6 +39,8 @@ import {
   auditValues,
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
+import { configureConnection, SqliteCrawlWriter } from './sqlite-crawl-writer.js';
+import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import {
   CRAWL_STATE,
   newDataVersion,
@@ -75,6 +74,15 @@ import {
   parseOpicState,
 } from './store.js';
 
+/**
+ * Whether a store's checkpoints go to a writer thread: a store file does, unless WGA_SQLITE_WRITER
+ * is 'inline' (to compare the two in benchmarks); an in-memory store cannot (its database is its
+ * connection's alone).
+ */
+function writesOnThread(location: string): boolean {
+  return location !== ':memory:' && location !== '' && !location.startsWith('file:') && process.env.WGA_SQLITE_WRITER !== 'inline';
+}
+
 const LINKS_TARGET_INDEX = 'CREATE INDEX links_target ON links (target, source)';
 
 /** Pages whose links one statement of loadGraph reads. */
@@ -103,10 +111,7 @@ export class SqliteStore implements Store {
     }
     try {
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      // 64 MB of page cache: bulk imports and loads touch large B-trees.
-      db.pragma('cache_size = -65536');
+      configureConnection(db);
       const store = new SqliteStore(path, db);
       store.migrate();
       return store;
@@ -135,7 +140,11 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    try {
+      await this.writerThread?.close();
+    } finally {
+      this.db.close();
+    }
   }
 
   async importGraph(graph: Graph, kind: LinkKind = 'anchor', onProgress?: LoadProgress): Promise<ImportReport> {
@@ -461,90 +470,19 @@ export class SqliteStore implements Store {
       .run(CRAWL_STATE.dataVersion, newDataVersion());
   }
 
-  private crawlStatements: ReturnType<SqliteStore['prepareCrawlStatements']> | null = null;
-
-  private prepareCrawlStatements() {
-    return {
-      insertPage: this.db.prepare(
-        `INSERT INTO pages (id, url, url_key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      recordFetch: this.db.prepare(
-        `UPDATE pages SET status = ?, content_type = ?, fetched_at = ?, size = ?, title = ?, fetch_error = ?, fetch_seq = ?,
-           wire_size = ?, etag = ?, last_modified = ?, content_hash = ?, rendered = ?, links_dropped = ?,
-           description = ?, h1 = ?, h1_count = ?, robots = ?, words = ?, simhash = ?, response_ms = ? WHERE id = ?`,
-      ),
-      recordNotModified: this.db.prepare('UPDATE pages SET fetched_at = ?, fetch_seq = ? WHERE id = ?'),
-      before: this.db.prepare('SELECT status, fetch_error, content_hash FROM pages WHERE id = ?'),
-      // Two fetches of a page within one millisecond are one visit (the later answer kept).
-      insertVisit: this.db.prepare(`INSERT OR REPLACE INTO visits (${VISIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      linksOf: this.db.prepare('SELECT target, kind FROM links WHERE source = ?').raw(),
-      insertLinkChange: this.db.prepare('INSERT INTO link_changes (at, source, target, kind, added) VALUES (?, ?, ?, ?, ?)'),
-      deleteLinks: this.db.prepare('DELETE FROM links WHERE source = ?'),
-      insertLink: this.db.prepare('INSERT OR IGNORE INTO links (source, target, kind, nofollow, rel, hreflang, lastmod) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      updateOpic: this.db.prepare(
-        `UPDATE pages SET cash = ?, history = ?, last_read = ?, reads = ?, seen_all = ?, seen_unread = ?, seen_focus = ?, window_history = ?
-         WHERE id = ?`,
-      ),
-      setDepth: this.db.prepare('UPDATE pages SET depth = ? WHERE id = ?'),
-      setState: this.db.prepare('INSERT INTO crawl_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-      setProbe: this.db.prepare(
-        'INSERT INTO sitemap_probes (origin, status, probed_at) VALUES (?, ?, ?) ON CONFLICT (origin) DO UPDATE SET status = excluded.status, probed_at = excluded.probed_at',
-      ),
-    };
-  }
+  /** Checkpoints of an in-memory store: written on this connection (a second one would see another database). */
+  private crawlWriter: SqliteCrawlWriter | null = null;
+  /** Checkpoints of a store file: written on a thread of its own (sqlite-writer-thread.ts). */
+  private writerThread: SqliteWriterThread | null = null;
 
   async writeCrawlBatch(batch: CrawlBatch): Promise<void> {
-    this.crawlStatements ??= this.prepareCrawlStatements();
-    const st = this.crawlStatements;
     for (const page of batch.pages) checkStorableUrl(page.url, this.location);
-    this.db
-      .transaction(() => {
-        for (const page of batch.pages) {
-          const o = page.opic;
-          st.insertPage.run(
-            page.id, page.url, page.key, page.host, page.depth, page.focus ? 1 : 0, o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus,
-            page.windowHistory, roleCode(page.role),
-          );
-        }
-        // Each fetch is a visit; whether it changed the page is judged against the stored digest before it is replaced.
-        const visits: Array<{ id: number; visit: ReturnType<typeof visitOf> }> = [];
-        for (const { id, fetchSeq, record: r, first } of batch.fetches) {
-          visits.push({ id, visit: visitOf(r, first === true ? undefined : (st.before.get(id) as PriorAnswer | undefined)) });
-          if (r.notModified === true) st.recordNotModified.run(r.fetchedAt, fetchSeq, id);
-          else st.recordFetch.run(r.status, r.contentType, r.fetchedAt, r.size, r.title, r.error, fetchSeq, r.wireSize ?? null, r.etag ?? null, r.lastModified ?? null, r.contentHash ?? null, renderCode(r.rendered), droppedCode(r.linksDropped), ...auditValues(r.audit), id);
-        }
-        const replaced = new Map<number, Array<[number, number]>>();
-        for (const source of batch.replaceLinksOf) {
-          if (!replaced.has(source)) replaced.set(source, st.linksOf.all(source) as Array<[number, number]>);
-          st.deleteLinks.run(source);
-        }
-        for (const link of batch.links) {
-          const rel = relOf(link);
-          st.insertLink.run(link.source, link.target, LINK_KIND_CODES[link.kind], rel & 1, rel, link.hreflang ?? null, link.lastmod ?? null);
-        }
-        const changes = new Map<number, { added: number; removed: number }>();
-        const lastFetch = new Map(batch.fetches.map((f) => [f.id, f.record.fetchedAt]));
-        for (const [source, before] of replaced) {
-          const { added, removed } = diffLinkSets(before, st.linksOf.all(source) as Array<[number, number]>);
-          const at = lastFetch.get(source) ?? Date.now();
-          for (const [target, kind] of added) st.insertLinkChange.run(at, source, target, kind, 1);
-          for (const [target, kind] of removed) st.insertLinkChange.run(at, source, target, kind, 0);
-          changes.set(source, { added: added.length, removed: removed.length });
-        }
-        for (const { id, visit: v } of visits) {
-          const counted = lastFetch.get(id) === v.fetchedAt ? changes.get(id) : undefined;
-          if (counted !== undefined) changes.delete(id);
-          st.insertVisit.run(id, v.fetchedAt, v.status, v.error, v.contentHash, v.changed === null ? null : v.changed ? 1 : 0, v.notModified ? 1 : 0, counted?.added ?? 0, counted?.removed ?? 0);
-        }
-        for (const { id, state: o, windowHistory } of batch.opic) {
-          st.updateOpic.run(o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, windowHistory, id);
-        }
-        for (const { id, depth } of batch.depths ?? []) st.setDepth.run(depth, id);
-        for (const [key, value] of Object.entries(batch.state)) st.setState.run(key, value);
-        for (const probe of batch.sitemapProbes ?? []) st.setProbe.run(probe.origin, probe.status, probe.probedAt);
-      })
-      .immediate();
+    if (writesOnThread(this.location)) {
+      this.writerThread ??= new SqliteWriterThread(this.location);
+      return this.writerThread.write(batch);
+    }
+    this.crawlWriter ??= new SqliteCrawlWriter(this.db);
+    this.crawlWriter.write(batch);
   }
 
   async crawlSummary(): Promise<CrawlSummary> {

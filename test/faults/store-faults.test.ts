@@ -267,6 +267,10 @@ describe('SQLite runs out of room in the middle of a crawl', () => {
     const served = await serveWebsite(site, { delayMs: ANSWER_DELAY_MS });
     const path = newDbPath();
     const store = SqliteStore.open(path);
+    // max_page_count is a setting of one connection: the checkpoints are written on the store's own
+    // (an inline writer) so that it applies to them. The writer thread's failures on a full file
+    // system are the tmpfs test's below.
+    process.env.WGA_SQLITE_WRITER = 'inline';
     try {
       const pages = Number((store as unknown as { db: { pragma(q: string, o: { simple: true }): unknown } }).db.pragma('page_count', { simple: true }));
       // Room for about a third of the crawl (which grows the file from 17 to 56 pages of 4 kB).
@@ -280,6 +284,7 @@ describe('SQLite runs out of room in the middle of a crawl', () => {
         return true;
       });
     } finally {
+      delete process.env.WGA_SQLITE_WRITER;
       await store.close();
     }
     const again = SqliteStore.open(path);
