@@ -39,6 +39,11 @@ export class PendingBatch {
     return this.fetches.length;
   }
 
+  /** Links waiting for the next checkpoint. */
+  get linkCount(): number {
+    return this.links.length;
+  }
+
   /** Records a fetch; call before adding the page's links. A refetch replaces the page's stored links. */
   recordFetch(id: number, fetchSeq: number | null, record: FetchRecord, refetch: boolean): void {
     const source = storeId(id);

@@ -404,7 +404,22 @@ export class Crawler extends PagePipeline {
       this.stopping ??= 'max-pages';
       return true;
     }
-    return false;
+    return this.waitsForStore();
+  }
+
+  /**
+   * While a checkpoint is being written (on the SQLite writer thread, or to PostgreSQL), the crawl
+   * goes on fetching into the next batch, up to a checkpoint's worth: `checkpointPages` fetches or
+   * 100 times as many links. Past that no fetch starts until the write is done, so a store slower
+   * than the crawl holds it back instead of letting the waiting batch grow without bound.
+   */
+  private waitsForStore(): boolean {
+    return this.writing !== null && (this.batch.size >= this.settings.checkpointPages || this.batch.linkCount >= 100 * this.settings.checkpointPages);
+  }
+
+  /** Waiting for the store is not the end of the crawl. */
+  protected override busy(): boolean {
+    return super.busy() || (this.stopping === null && this.waitsForStore());
   }
 
   protected pageStarted(id: number, refetch: boolean, requested: boolean): void {
@@ -522,6 +537,8 @@ export class Crawler extends PagePipeline {
       .catch((error: unknown) => this.fail(error as Error))
       .finally(() => {
         this.writing = null;
+        // Fetches held back while it was written (waitsForStore) start now, if the crawl runs.
+        if (this.finish !== null) this.pump();
       });
     await this.writing;
   }

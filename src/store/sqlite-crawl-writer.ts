@@ -6,9 +6,8 @@
  * that both write exactly the same rows.
  */
 import type Database from 'better-sqlite3';
-import { auditValues, diffLinkSets, droppedCode, type PriorAnswer, renderCode, roleCode, VISIT_COLUMNS, visitOf } from './records.js';
-import { LINK_KIND_CODES } from './schema.js';
-import { type CrawlBatch, relOf } from './store.js';
+import { LINK_FIELDS, OPIC_FIELDS, PAGE_FIELDS, type PackedCrawlBatch, TEXT_SEPARATOR } from './packed-batch.js';
+import { auditValues, diffLinkSets, droppedCode, type PriorAnswer, renderCode, VISIT_COLUMNS, visitOf } from './records.js';
 
 /** The settings every connection to a store file takes (the journal mode is the file's own). */
 export function configureConnection(db: Database.Database): void {
@@ -53,16 +52,25 @@ export class SqliteCrawlWriter {
   }
 
   /** Writes the batch in one transaction: all of it or, on any failure, none of it. */
-  write(batch: CrawlBatch): void {
+  write(batch: PackedCrawlBatch): void {
     const st = this.st;
     this.db
       .transaction(() => {
-        for (const page of batch.pages) {
-          const o = page.opic;
-          st.insertPage.run(
-            page.id, page.url, page.key, page.host, page.depth, page.focus ? 1 : 0, o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus,
-            page.windowHistory, roleCode(page.role),
-          );
+        const pages = batch.pageNumbers;
+        const text = batch.pageText;
+        let at = 0;
+        const nextText = (): string => {
+          const end = text.indexOf(TEXT_SEPARATOR, at);
+          const value = text.slice(at, end);
+          at = end + 1;
+          return value;
+        };
+        for (let p = 0; p < pages.length; p += PAGE_FIELDS) {
+          const url = nextText();
+          const key = nextText();
+          const host = nextText();
+          // id, url, key, host, depth, focus, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role
+          st.insertPage.run(pages[p], url, key, host, pages[p + 1], pages[p + 2], pages[p + 4], pages[p + 5], pages[p + 6], pages[p + 7], pages[p + 8], pages[p + 9], pages[p + 10], pages[p + 11], pages[p + 3]);
         }
         // Each fetch is a visit; whether it changed the page is judged against the stored digest before it is replaced.
         const visits: Array<{ id: number; visit: ReturnType<typeof visitOf> }> = [];
@@ -76,9 +84,12 @@ export class SqliteCrawlWriter {
           if (!replaced.has(source)) replaced.set(source, st.linksOf.all(source) as Array<[number, number]>);
           st.deleteLinks.run(source);
         }
-        for (const link of batch.links) {
-          const rel = relOf(link);
-          st.insertLink.run(link.source, link.target, LINK_KIND_CODES[link.kind], rel & 1, rel, link.hreflang ?? null, link.lastmod ?? null);
+        const links = batch.linkNumbers;
+        const extras = new Map(batch.linkExtras.map(([index, hreflang, lastmod]) => [index, [hreflang, lastmod] as const]));
+        for (let l = 0, i = 0; l < links.length; l += LINK_FIELDS, i++) {
+          const rel = links[l + 3]!;
+          const extra = extras.get(i);
+          st.insertLink.run(links[l], links[l + 1], links[l + 2], rel & 1, rel, extra?.[0] ?? null, extra?.[1] ?? null);
         }
         const changes = new Map<number, { added: number; removed: number }>();
         const lastFetch = new Map(batch.fetches.map((f) => [f.id, f.record.fetchedAt]));
@@ -94,12 +105,14 @@ export class SqliteCrawlWriter {
           if (counted !== undefined) changes.delete(id);
           st.insertVisit.run(id, v.fetchedAt, v.status, v.error, v.contentHash, v.changed === null ? null : v.changed ? 1 : 0, v.notModified ? 1 : 0, counted?.added ?? 0, counted?.removed ?? 0);
         }
-        for (const { id, state: o, windowHistory } of batch.opic) {
-          st.updateOpic.run(o.cash, o.history, o.lastRead, o.reads, o.seenAll, o.seenUnread, o.seenFocus, windowHistory, id);
+        const opic = batch.opicNumbers;
+        for (let o = 0; o < opic.length; o += OPIC_FIELDS) {
+          // cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, id
+          st.updateOpic.run(opic[o + 1], opic[o + 2], opic[o + 3], opic[o + 4], opic[o + 5], opic[o + 6], opic[o + 7], opic[o + 8], opic[o]);
         }
-        for (const { id, depth } of batch.depths ?? []) st.setDepth.run(depth, id);
+        for (const { id, depth } of batch.depths) st.setDepth.run(depth, id);
         for (const [key, value] of Object.entries(batch.state)) st.setState.run(key, value);
-        for (const probe of batch.sitemapProbes ?? []) st.setProbe.run(probe.origin, probe.status, probe.probedAt);
+        for (const probe of batch.sitemapProbes) st.setProbe.run(probe.origin, probe.status, probe.probedAt);
       })
       .immediate();
   }

@@ -1,11 +1,11 @@
 /** Messages between a SQLite store and its checkpoint writer thread (sqlite-writer-thread.ts). */
-import type { CrawlBatch } from './store.js';
+import type { PackedCrawlBatch } from './packed-batch.js';
 
 export interface WriterData {
   path: string;
 }
 
-export type ToWriter = { type: 'write'; seq: number; batch: CrawlBatch } | { type: 'close' };
+export type ToWriter = { type: 'write'; seq: number; batch: PackedCrawlBatch } | { type: 'close' };
 
 /** An error as it crosses the thread boundary: what store-failure.ts reads (code, message). */
 export interface WriterError {

@@ -14,6 +14,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { FromWriter, ToWriter, WriterData } from './sqlite-writer-protocol.js';
+import { packCrawlBatch, transferablesOf } from './packed-batch.js';
 import type { CrawlBatch } from './store.js';
 
 interface Waiting {
@@ -47,7 +48,8 @@ export class SqliteWriterThread {
     const written = new Promise<void>((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
       this.worker.ref();
-      this.worker.postMessage({ type: 'write', seq, batch } satisfies ToWriter);
+      const packed = packCrawlBatch(batch);
+      this.worker.postMessage({ type: 'write', seq, batch: packed } satisfies ToWriter, transferablesOf(packed));
     });
     this.lastWrite = written.catch(() => undefined);
     return written;

@@ -39,6 +39,7 @@ import {
   auditValues,
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
+import { packCrawlBatch } from './packed-batch.js';
 import { configureConnection, SqliteCrawlWriter } from './sqlite-crawl-writer.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import {
@@ -482,7 +483,7 @@ export class SqliteStore implements Store {
       return this.writerThread.write(batch);
     }
     this.crawlWriter ??= new SqliteCrawlWriter(this.db);
-    this.crawlWriter.write(batch);
+    this.crawlWriter.write(packCrawlBatch(batch));
   }
 
   async crawlSummary(): Promise<CrawlSummary> {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import type { CrawlBatch } from '../../src/store/store.js';
+import { type CrawlBatch, REL_BITS } from '../../src/store/store.js';
 import { storeFailure } from '../../src/store/store-failure.js';
 import { temporaryDirectory } from '../helpers.js';
 
@@ -68,9 +68,29 @@ describe('the SQLite checkpoint writer thread', () => {
       assert.equal(storeFailure(failure)?.transient, false);
       assert.equal(await store.pageByUrl('http://w.test/400'), null);
       assert.equal((await store.counts()).pages, 250);
+      // Every column crosses to the thread: a page's OPIC state, depth and role, a link's kind, rel, hreflang and lastmod.
+      const rich = batchOf(300, 3);
+      rich.pages[1]!.opic = { cash: 0.125, history: 0.5, lastRead: 2.25, reads: 3, seenAll: 0.0625, seenUnread: 0, seenFocus: 0, focus: false };
+      rich.pages[1]!.role = 'sitemap';
+      rich.pages[1]!.depth = 7;
+      rich.links = [
+        { source: 300, target: 301, kind: 'alternate', nofollow: true, rel: REL_BITS.nofollow | REL_BITS.sponsored, hreflang: 'fr-CA', lastmod: null },
+        { source: 300, target: 302, kind: 'sitemap', nofollow: false, lastmod: 1_600_000_000_000 },
+      ];
+      await store.writeCrawlBatch(rich);
+      const out = await store.links(300, 'out');
+      const byUrl = new Map(out.map((l) => [l.url, l]));
+      assert.deepEqual(byUrl.get('http://w.test/301'), { url: 'http://w.test/301', kind: 'alternate', nofollow: true, rel: ['nofollow', 'sponsored'], hreflang: 'fr-CA', lastmod: null });
+      assert.deepEqual(byUrl.get('http://w.test/302'), { url: 'http://w.test/302', kind: 'sitemap', nofollow: false, rel: [], hreflang: null, lastmod: 1_600_000_000_000 });
+      const stored = (await store.crawlPageBatches()[Symbol.asyncIterator]().next()).value as Array<{ id: number; depth: number; role?: string; opic: { cash: number; history: number; lastRead: number; reads: number; seenAll: number } }>;
+      const page301 = stored.find((p) => p.id === 301)!;
+      assert.equal(page301.depth, 7);
+      assert.equal(page301.role, 'sitemap');
+      assert.deepEqual([page301.opic.cash, page301.opic.history, page301.opic.lastRead, page301.opic.reads, page301.opic.seenAll], [0.125, 0.5, 2.25, 3, 0.0625]);
+      assert.equal((await store.counts()).pages, 253);
       // The thread goes on after a failure.
       await store.writeCrawlBatch(batchOf(251, 10));
-      assert.equal((await store.counts()).pages, 260);
+      assert.equal((await store.counts()).pages, 263);
     } finally {
       await store.close();
     }
