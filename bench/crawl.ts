@@ -29,7 +29,9 @@
  *   --max-pages N --max-time S` (the build this file belongs to), its live
  *   PageRank on (the default); wga-nolive: the same with --no-live, for the
  *   live PageRank's cost (pages/s ratio, the worker's CPU per page and its
- *   memory, from wga's --json report);
+ *   memory, from wga's --json report); wga-inline: wga with its SQLite
+ *   checkpoints written on the crawler's thread (WGA_SQLITE_WRITER=inline), for
+ *   the writer thread's gain;
  * - bare: bench/crawl/bare.ts, 16 workers;
  * - crawlee: Crawlee's CheerioCrawler at a fixed concurrency of 16, storage
  *   in memory, no retries (bench/crawl/crawlee.ts); crawlee-lean: the same
@@ -91,7 +93,7 @@ const CLOCK_TICKS = 100;
 
 const SITES = ['generated', 'pgdoc', 'wide'] as const;
 type Site = (typeof SITES)[number];
-const CRAWLERS = ['wga', 'wga-nolive', 'bare', 'crawlee', 'crawlee-lean'] as const;
+const CRAWLERS = ['wga', 'wga-nolive', 'wga-inline', 'bare', 'crawlee', 'crawlee-lean'] as const;
 type Crawler = (typeof CRAWLERS)[number];
 
 interface Options {
@@ -224,14 +226,14 @@ function childPid(parent: number): number | undefined {
  * peak RSS and CPU time) while sampling its RSS every 200 ms; kills it after
  * `limitMs`.
  */
-async function measure(script: string, args: string[], limitMs: number, nodeFlags: string[] = []): Promise<Measured> {
+async function measure(script: string, args: string[], limitMs: number, nodeFlags: string[] = [], env: Record<string, string> = {}): Promise<Measured> {
   const timed = existsSync(TIME);
   const timeFile = join(work, 'time.out');
   rmSync(timeFile, { force: true });
   const command = timed ? TIME : process.execPath;
   const commandArgs = timed ? ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...nodeFlags, script, ...args] : [...nodeFlags, script, ...args];
   const started = performance.now();
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -483,13 +485,15 @@ function rssAt(rss: Array<[number, number]>, fraction: number, total: number): n
 }
 
 /** `progress`: the crawler reports its frontier on stderr as it goes (the wide site's runs, for rssSlope). */
-function commandFor(crawler: Crawler, origin: string, maxPages: number, maxTime: number, options: Options, db: string, progress: boolean): { script: string; args: string[] } {
+function commandFor(crawler: Crawler, origin: string, maxPages: number, maxTime: number, options: Options, db: string, progress: boolean): { script: string; args: string[]; env?: Record<string, string> } {
   const caps = ['--max-pages', String(maxPages), '--max-time', String(maxTime)];
   const c = String(options.concurrency);
   switch (crawler) {
     case 'wga':
     case 'wga-nolive':
+    case 'wga-inline':
       return {
+        ...(crawler === 'wga-inline' ? { env: { WGA_SQLITE_WRITER: 'inline' } } : {}),
         script: compiledCli,
         args: [
           'crawl', `${origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--per-host', c, '--concurrency', c,
@@ -509,7 +513,7 @@ function commandFor(crawler: Crawler, origin: string, maxPages: number, maxTime:
 async function runOne(rep: number, server: Server, crawler: Crawler, maxPages: number, options: Options, k?: number): Promise<void> {
   const db = join(work, `wga-${server.kind}-${rep}-${k ?? 0}.sqlite`);
   const maxTime = server.kind === 'wide' ? options.wideTime : options.maxTime;
-  const { script, args } = commandFor(crawler, server.origin, maxPages, maxTime, options, db, server.kind === 'wide');
+  const { script, args, env } = commandFor(crawler, server.origin, maxPages, maxTime, options, db, server.kind === 'wide');
   const load = loadavg()[0]!;
   const serverBefore = procCpu(server.process.pid!);
   const label = `  rep ${rep + 1} ${server.kind}${k === undefined ? '' : ` k=${k}`} ${crawler}`;
@@ -519,7 +523,7 @@ async function runOne(rep: number, server: Server, crawler: Crawler, maxPages: n
     // wga on the wide site runs with --expose-gc: its report then gives the memory its state holds after
     // a full collection (live bytes), beside the RSS figures that include the collector's headroom.
     const live = crawler === 'wga' && server.kind === 'wide';
-    const m = await measure(script, args, 2 * maxTime * 1000 + 60_000, live ? ['--expose-gc'] : []);
+    const m = await measure(script, args, 2 * maxTime * 1000 + 60_000, live ? ['--expose-gc'] : [], env);
     const serverAfter = procCpu(server.process.pid!);
     const r = m.result;
     const num = (key: string): number | undefined => (typeof r[key] === 'number' ? (r[key] as number) : undefined);
@@ -589,6 +593,7 @@ const cpuPerPage = (s: Sample): number | undefined => (s.cpuSeconds === undefine
 const CRAWLER_LABEL: Record<Crawler, string> = {
   wga: 'wga (OPIC + live PageRank + SQLite store)',
   'wga-nolive': 'wga --no-live',
+  'wga-inline': 'wga, checkpoints on the crawler\'s thread',
   bare: 'bare loop',
   crawlee: 'Crawlee CheerioCrawler',
   'crawlee-lean': 'Crawlee, lean',
