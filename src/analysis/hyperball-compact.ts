@@ -17,7 +17,7 @@
  * sequentially to disk). Per page besides: the ball size and harmonic sum (16 bytes), two changed
  * flags, and the distance sum when closeness or Lin's index is wanted (8 bytes).
  */
-import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileNotFoundError } from '../errors.js';
 import { type CompactLists, SAMPLE } from '../graph/compact.js';
@@ -95,8 +95,12 @@ export interface CompactHyperBallData {
   words: number;
   /** The counters of iterations of either parity; in the external mode one array, twice. */
   counters: readonly [Uint32Array, Uint32Array];
-  /** The file the next counters go to in the external mode, or ''. */
-  spillPath: string;
+  /**
+   * The descriptor of the file the next counters go to in the external mode, or -1. The file is
+   * unlinked as soon as it is open: descriptors are the process's, so every thread writes and reads
+   * it by position, and no end of the process (a signal, a crash) leaves it behind.
+   */
+  spillFd: number;
   changed: readonly [Uint8Array, Uint8Array];
   size: Float64Array;
   harmonic: Float64Array;
@@ -137,17 +141,17 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     pairs += size[x]!;
   }
   const changed = [new Uint8Array(new SharedArrayBuffer(n)).fill(1), new Uint8Array(new SharedArrayBuffer(n))] as const;
-  let spillPath = '';
+  let spillFd = -1;
   if (external) {
-    spillPath = join(options.spillDirectory!, `wga-hyperball-${process.pid}-${Date.now()}.counters`);
-    let fd: number;
+    const spillPath = join(options.spillDirectory!, `wga-hyperball-${process.pid}-${Date.now()}.counters`);
     try {
-      fd = openSync(spillPath, 'w+');
+      spillFd = openSync(spillPath, 'w+', 0o600);
+      unlinkSync(spillPath);
+      ftruncateSync(spillFd, 4 * words * n);
     } catch (error) {
+      if (spillFd >= 0) closeSync(spillFd);
       throw new FileNotFoundError(options.spillDirectory!, `cannot write HyperBall's counters there: ${(error as Error).message}`);
     }
-    ftruncateSync(fd, 4 * words * n);
-    closeSync(fd);
   }
   const neighbourhood = [pairs];
   const data: CompactHyperBallData = {
@@ -158,7 +162,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     log2m,
     words,
     counters,
-    spillPath,
+    spillFd,
     changed,
     size,
     harmonic: sharedFloat64(n),
@@ -178,7 +182,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
       );
     }
   } finally {
-    if (external) rmSync(spillPath, { force: true });
+    if (spillFd >= 0) closeSync(spillFd);
   }
   // The counters are done with: closeness and Lin's index go over their bytes when they hold both
   // (at least 16 bytes per page: log2m 5 and up), reach over the ball sizes (no bytes more at the peak).
@@ -246,87 +250,84 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
   const segmentBytes = data.layout[0]!;
   const lo = data.bounds[thread]!;
   const hi = data.bounds[thread + 1]!;
-  const external = data.spillPath !== '';
+  const external = data.spillFd >= 0;
   const sums = distanceSum.length > 0;
-  const fd = external ? openSync(data.spillPath, 'r+') : -1;
+  const fd = data.spillFd;
   const spill = external ? new Uint32Array(Math.max(words, SPILL_WORDS - (SPILL_WORDS % words))) : new Uint32Array(0);
   const counter = new Uint32Array(words);
-  try {
-    for (let t = 1; t <= data.maxIterations; t++) {
-      const current = counters[(t - 1) & 1];
-      const next = counters[t & 1];
-      const changedNow = changed[(t - 1) & 1];
-      const changedNext = changed[t & 1];
-      let changedHere = 0;
-      let pairs = 0;
-      let spilled = 0;
-      let spillFirst = lo;
-      for (let v = lo; v < hi; v += SAMPLE) {
-        const start = samples[v / SAMPLE]!;
-        const segment = Math.floor(start / segmentBytes);
-        const bytes = segments[segment]!;
-        let p = start - segment * segmentBytes;
-        const blockEnd = Math.min(hi, v + SAMPLE);
-        for (let x = v; x < blockEnd; x++) {
-          const base = x * words;
-          for (let w = 0; w < words; w++) counter[w] = current[base + w]!;
-          const touched = unionInList(bytes, p, x, current, changedNow, counter, words);
-          p = end;
-          let grew = false;
-          if (touched) {
-            for (let w = 0; w < words; w++) {
-              if (counter[w] !== current[base + w]) {
-                grew = true;
-                break;
-              }
+  // The descriptor is the caller's (compactHyperBall closes it).
+  for (let t = 1; t <= data.maxIterations; t++) {
+    const current = counters[(t - 1) & 1];
+    const next = counters[t & 1];
+    const changedNow = changed[(t - 1) & 1];
+    const changedNext = changed[t & 1];
+    let changedHere = 0;
+    let pairs = 0;
+    let spilled = 0;
+    let spillFirst = lo;
+    for (let v = lo; v < hi; v += SAMPLE) {
+      const start = samples[v / SAMPLE]!;
+      const segment = Math.floor(start / segmentBytes);
+      const bytes = segments[segment]!;
+      let p = start - segment * segmentBytes;
+      const blockEnd = Math.min(hi, v + SAMPLE);
+      for (let x = v; x < blockEnd; x++) {
+        const base = x * words;
+        for (let w = 0; w < words; w++) counter[w] = current[base + w]!;
+        const touched = unionInList(bytes, p, x, current, changedNow, counter, words);
+        p = end;
+        let grew = false;
+        if (touched) {
+          for (let w = 0; w < words; w++) {
+            if (counter[w] !== current[base + w]) {
+              grew = true;
+              break;
             }
           }
-          if (external) {
-            spill.set(counter, spilled);
-            spilled += words;
-            if (spilled === spill.length) {
-              writeWords(fd, spill, spilled, spillFirst * words);
-              spillFirst = x + 1;
-              spilled = 0;
-            }
-          } else next.set(counter, base);
-          if (grew) {
-            const estimate = estimatePacked(counter, 0, m);
-            // Counters only grow; an estimate that would go down (noise) keeps the last (as hyperball.ts).
-            const growth = Math.max(0, estimate - size[x]!);
-            harmonic[x]! += growth / t;
-            if (sums) distanceSum[x]! += growth * t;
-            size[x] = Math.max(estimate, size[x]!);
-            changedHere++;
-            changedNext[x] = 1;
-          } else changedNext[x] = 0;
-          pairs += size[x]!;
         }
-      }
-      if (external && spilled > 0) writeWords(fd, spill, spilled, spillFirst * words);
-      stats[2 * thread] = changedHere;
-      stats[2 * thread + 1] = pairs;
-      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
-      let totalChanged = 0;
-      let totalPairs = 0;
-      for (let i = 0; i < threads; i++) {
-        totalChanged += stats[2 * i]!;
-        totalPairs += stats[2 * i + 1]!;
-      }
-      if (thread === 0) {
-        data.iterations[0] = t;
-        report?.(t, totalChanged, totalPairs);
-      }
-      // Every thread has read the stats (and, external, every counter of this iteration) before any overwrites them.
-      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
-      if (totalChanged === 0) break;
-      if (external) {
-        readWords(fd, current, lo * words, (hi - lo) * words);
-        barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
+        if (external) {
+          spill.set(counter, spilled);
+          spilled += words;
+          if (spilled === spill.length) {
+            writeWords(fd, spill, spilled, spillFirst * words);
+            spillFirst = x + 1;
+            spilled = 0;
+          }
+        } else next.set(counter, base);
+        if (grew) {
+          const estimate = estimatePacked(counter, 0, m);
+          // Counters only grow; an estimate that would go down (noise) keeps the last (as hyperball.ts).
+          const growth = Math.max(0, estimate - size[x]!);
+          harmonic[x]! += growth / t;
+          if (sums) distanceSum[x]! += growth * t;
+          size[x] = Math.max(estimate, size[x]!);
+          changedHere++;
+          changedNext[x] = 1;
+        } else changedNext[x] = 0;
+        pairs += size[x]!;
       }
     }
-  } finally {
-    if (fd >= 0) closeSync(fd);
+    if (external && spilled > 0) writeWords(fd, spill, spilled, spillFirst * words);
+    stats[2 * thread] = changedHere;
+    stats[2 * thread + 1] = pairs;
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
+    let totalChanged = 0;
+    let totalPairs = 0;
+    for (let i = 0; i < threads; i++) {
+      totalChanged += stats[2 * i]!;
+      totalPairs += stats[2 * i + 1]!;
+    }
+    if (thread === 0) {
+      data.iterations[0] = t;
+      report?.(t, totalChanged, totalPairs);
+    }
+    // Every thread has read the stats (and, external, every counter of this iteration) before any overwrites them.
+    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
+    if (totalChanged === 0) break;
+    if (external) {
+      readWords(fd, current, lo * words, (hi - lo) * words);
+      barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
+    }
   }
 }
 
