@@ -514,11 +514,33 @@ export class Crawler extends PagePipeline {
     }
   }
 
-  /** Writes everything pending since the last checkpoint, after the write in progress if there is one. */
-  private async checkpoint(): Promise<void> {
-    // `writing` never rejects (failures go to fail()); the loop re-checks because another
-    // caller may have started a write when this one wakes up.
-    while (this.writing !== null) await this.writing;
+  /** A checkpoint waiting for the write in progress: later requests join it (it takes everything pending when it starts). */
+  private queuedCheckpoint: Promise<void> | null = null;
+
+  /**
+   * Writes everything pending since the last checkpoint, after the write in progress if there is one.
+   * Requests made while a write runs are one checkpoint, not one each: a crawl that reaches
+   * `checkpointPages` during a write asks on every page it finishes, and queued one by one those
+   * requests became thousands of small transactions (at 10^6 pages: 3,649 checkpoints of 274 pages,
+   * the writer busy 87% of the crawl).
+   */
+  private checkpoint(): Promise<void> {
+    if (this.queuedCheckpoint === null) {
+      const queued = (async () => {
+        // After checkpoint() has returned (this is its first turn), so that queuedCheckpoint is set.
+        await Promise.resolve();
+        // `writing` never rejects (failures go to fail()).
+        while (this.writing !== null) await this.writing;
+        // From here on a request needs the next batch: this one takes what is pending now.
+        this.queuedCheckpoint = null;
+        await this.writeCheckpoint();
+      })();
+      this.queuedCheckpoint = queued;
+    }
+    return this.queuedCheckpoint;
+  }
+
+  private async writeCheckpoint(): Promise<void> {
     // After a failure nothing more is written (as in the shared crawler): a batch taken after a lost
     // one would store OPIC's reads of pages whose fetches were in the lost one, so the store stays
     // at its last checkpoint, as the error says.
