@@ -44,6 +44,11 @@ export class PendingBatch {
     return this.links.length;
   }
 
+  /** Pages found since the last checkpoint, of `known` pages known now. */
+  newPages(known: number): number {
+    return known - this.persisted;
+  }
+
   /** Records a fetch; call before adding the page's links. A refetch replaces the page's stored links. */
   recordFetch(id: number, fetchSeq: number | null, record: FetchRecord, refetch: boolean): void {
     const source = storeId(id);

@@ -21,8 +21,8 @@ export const TEXT_SEPARATOR = '\u0000';
 
 export interface PackedCrawlBatch {
   pageNumbers: Float64Array;
-  /** url, key and host of each new page, each followed by TEXT_SEPARATOR. */
-  pageText: string;
+  /** url, key and host of each new page, each followed by TEXT_SEPARATOR, in UTF-8 (a buffer transferred, not a string copied). */
+  pageText: Uint8Array;
   linkNumbers: Float64Array;
   /** The few links with an hreflang or a lastmod: [link index, hreflang, lastmod]. */
   linkExtras: Array<[number, string | null, number | null]>;
@@ -58,7 +58,7 @@ export function packCrawlBatch(batch: CrawlBatch): PackedCrawlBatch {
   });
   return {
     pageNumbers,
-    pageText: texts.length === 0 ? '' : texts.join(TEXT_SEPARATOR) + TEXT_SEPARATOR,
+    pageText: new TextEncoder().encode(texts.length === 0 ? '' : texts.join(TEXT_SEPARATOR) + TEXT_SEPARATOR),
     linkNumbers,
     linkExtras,
     opicNumbers,
@@ -72,5 +72,5 @@ export function packCrawlBatch(batch: CrawlBatch): PackedCrawlBatch {
 
 /** The buffers a packed batch hands over to the thread it is posted to. */
 export function transferablesOf(packed: PackedCrawlBatch): ArrayBuffer[] {
-  return [packed.pageNumbers.buffer as ArrayBuffer, packed.linkNumbers.buffer as ArrayBuffer, packed.opicNumbers.buffer as ArrayBuffer];
+  return [packed.pageNumbers.buffer as ArrayBuffer, packed.pageText.buffer as ArrayBuffer, packed.linkNumbers.buffer as ArrayBuffer, packed.opicNumbers.buffer as ArrayBuffer];
 }

@@ -57,7 +57,7 @@ export class SqliteCrawlWriter {
     this.db
       .transaction(() => {
         const pages = batch.pageNumbers;
-        const text = batch.pageText;
+        const text = new TextDecoder().decode(batch.pageText);
         let at = 0;
         const nextText = (): string => {
           const end = text.indexOf(TEXT_SEPARATOR, at);
