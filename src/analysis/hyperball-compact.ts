@@ -25,7 +25,7 @@ import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { splitBySamples } from './compact-gather.js';
-import { type HyperBallResult, POWERS, hyperBallSalts, hyperLogLogEstimate, initialRegister, initialRho } from './hyperball.js';
+import { type HyperBallResult, POWERS, hyperBallSalts, hyperLogLogEstimate, initialRegister, initialRho, iterationTotals } from './hyperball.js';
 
 /** Registers per 32-bit word, and their width. */
 const PER_WORD = 6;
@@ -308,15 +308,7 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
       }
     }
     if (external && spilled > 0) writeWords(fd, spill, spilled, spillFirst * words);
-    stats[2 * thread] = changedHere;
-    stats[2 * thread + 1] = pairs;
-    barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
-    let totalChanged = 0;
-    let totalPairs = 0;
-    for (let i = 0; i < threads; i++) {
-      totalChanged += stats[2 * i]!;
-      totalPairs += stats[2 * i + 1]!;
-    }
+    const { totalChanged, totalPairs } = iterationTotals(stats, barrier, thread, threads, changedHere, pairs, LONG_PHASE_TIMEOUT_MS);
     if (thread === 0) {
       data.iterations[0] = t;
       report?.(t, totalChanged, totalPairs);

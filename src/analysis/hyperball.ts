@@ -269,15 +269,7 @@ export function hyperBallThread(context: TaskContext<HyperBallShared>, report?: 
       } else changedNext[x] = 0;
       pairs += size[x]!;
     }
-    stats[2 * thread] = changedHere;
-    stats[2 * thread + 1] = pairs;
-    barrierWait(barrier, threads);
-    let totalChanged = 0;
-    let totalPairs = 0;
-    for (let i = 0; i < threads; i++) {
-      totalChanged += stats[2 * i]!;
-      totalPairs += stats[2 * i + 1]!;
-    }
+    const { totalChanged, totalPairs } = iterationTotals(stats, barrier, thread, threads, changedHere, pairs);
     if (thread === 0) {
       data.iterations[0] = t;
       report?.(t, totalChanged, totalPairs);
@@ -362,4 +354,21 @@ export function exactNeighbourhood(graph: Graph): number[] {
   let total = 0;
   for (const c of counts) neighbourhood.push((total += c ?? 0));
   return neighbourhood;
+}
+
+/**
+ * The end of a HyperBall iteration on every thread (this kernel and the compact one): posts this
+ * thread's changed counters and pair count in `stats`, waits for the others, and returns the sums.
+ */
+export function iterationTotals(stats: Float64Array, barrier: Int32Array, thread: number, threads: number, changed: number, pairs: number, timeoutMs?: number): { totalChanged: number; totalPairs: number } {
+  stats[2 * thread] = changed;
+  stats[2 * thread + 1] = pairs;
+  barrierWait(barrier, threads, timeoutMs);
+  let totalChanged = 0;
+  let totalPairs = 0;
+  for (let i = 0; i < threads; i++) {
+    totalChanged += stats[2 * i]!;
+    totalPairs += stats[2 * i + 1]!;
+  }
+  return { totalChanged, totalPairs };
 }
