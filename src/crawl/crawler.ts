@@ -404,7 +404,9 @@ export class Crawler extends PagePipeline {
       this.stopping ??= 'max-pages';
       return true;
     }
-    return this.waitsForStore();
+    if (!this.waitsForStore()) return false;
+    void this.checkpoint();
+    return true;
   }
 
   /**
@@ -418,9 +420,7 @@ export class Crawler extends PagePipeline {
   private waitsForStore(): boolean {
     if (this.writing === null) return false;
     const limit = this.settings.checkpointPages;
-    const full = this.batch.size >= limit || this.batch.linkCount >= 10 * limit || this.batch.newPages(this.opic.pages) >= 10 * limit;
-    if (full) void this.checkpoint();
-    return full;
+    return this.batch.size >= limit || this.batch.linkCount >= 10 * limit || this.batch.newPages(this.opic.pages) >= 10 * limit;
   }
 
   /** Waiting for the store is not the end of the crawl. */
