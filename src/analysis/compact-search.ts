@@ -113,6 +113,9 @@ function grown<T extends Int32Array | Uint32Array>(array: T): T {
   return bigger;
 }
 
+/** Tarjan's index of a page whose component is assigned (Pearce's trick: no read of the component array per link). */
+const FINISHED = 0x7fffffff;
+
 /**
  * Tarjan's strongly connected components over compact out-lists, roots in page order: the sets and
  * ids of `stronglyConnectedComponents` (ids in finishing order, sinks first). The call stack keeps,
@@ -182,10 +185,12 @@ export function compactScc(outLists: CompactLists): SccResult {
         callAt[top] = p;
         callLeft[top]!--;
         callLast[top] = w;
-        if (index[w] === -1) bytes = enter(w);
-        else if (component[w] === -1 && index[w]! < low[v]!) {
+        // One random read per link: a page whose component is done has index FINISHED, above every low link.
+        const seen = index[w]!;
+        if (seen === -1) bytes = enter(w);
+        else if (seen < low[v]!) {
           // w is still on Tarjan's stack: same component as v, or an ancestor's.
-          low[v] = index[w]!;
+          low[v] = seen;
         }
         continue;
       }
@@ -196,6 +201,7 @@ export function compactScc(outLists: CompactLists): SccResult {
         do {
           w = stack[--stackSize]!;
           component[w] = count;
+          index[w] = FINISHED;
           size++;
         } while (w !== v);
         if (count === sizes.length) sizes = grown(sizes);

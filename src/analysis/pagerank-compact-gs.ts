@@ -56,7 +56,15 @@ export interface CompactGaussSeidelRun {
 export function compactGaussSeidel(
   lists: CompactLists,
   outDegree: Int32Array,
-  options: { damping: number; tolerance: number; maxIterations: number; threads?: number; onIteration?: (sweep: number, change: number) => void },
+  options: {
+    damping: number;
+    tolerance: number;
+    maxIterations: number;
+    threads?: number;
+    onIteration?: (sweep: number, change: number) => void;
+    /** The vector to start from (default uniform); its values are copied. */
+    initial?: Float64Array;
+  },
 ): CompactGaussSeidelRun {
   const n = lists.nodeCount;
   const threads = lists.linkCount < 200_000 || n < 2 * SAMPLE * (options.threads ?? 1) ? 1 : Math.max(1, options.threads ?? 1);
@@ -66,7 +74,7 @@ export function compactGaussSeidel(
     samples: lists.samples,
     layout: sharedFloat64(1).fill(lists.segmentBytes),
     outDegree,
-    x: sharedFloat64(n).fill(1 / n),
+    x: options.initial === undefined ? sharedFloat64(n).fill(1 / n) : copyShared(options.initial, n),
     z: sharedFloat64(n),
     bounds: splitBySamples(lists.samples, n, threads),
     params: sharedFloat64(3),
@@ -77,6 +85,13 @@ export function compactGaussSeidel(
   if (n > 0) runParallel('pagerank-compact-gs', data, threads, (context) => compactGaussSeidelThread(context, options.onIteration));
   const [sweeps, residual, checks] = data.result as unknown as [number, number, number];
   return { scores: data.x, sweeps, checks, residual, converged: residual <= options.tolerance, threads };
+}
+
+function copyShared(values: Float64Array, n: number): Float64Array {
+  if (values.length !== n) throw new RangeError(`compactGaussSeidel: the initial vector has ${values.length} values for ${n} pages`);
+  const x = sharedFloat64(n);
+  x.set(values);
+  return x;
 }
 
 /**

@@ -14,6 +14,7 @@ import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.j
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { splitBySamples } from './compact-gather.js';
 import { compactGaussSeidel } from './pagerank-compact-gs.js';
+import { compactSccPageRank } from './pagerank-compact-scc.js';
 
 /** The data of the compact kernel: powerLoop's, plus the encoded lists and the thread bounds. */
 export interface CompactPowerData {
@@ -525,6 +526,8 @@ export interface CompactPageRankResult {
   solver: 'power' | 'gauss-seidel';
   /** Passes over the links in all (power iterations; Gauss-Seidel's sweeps and checks). */
   passes: number;
+  /** Gauss-Seidel over components (the lists came with their per-page offsets): what Tarjan's search found, and its seconds. */
+  components: { count: number; largest: number; seconds: number } | null;
 }
 
 interface PageRankOptions {
@@ -551,6 +554,12 @@ export function compactPageRank(lists: CompactLists, outDegree: Int32Array, opti
   const damping = options.damping ?? PAGERANK_DEFAULTS.damping;
   const tolerance = options.tolerance ?? PAGERANK_DEFAULTS.tolerance;
   const maxIterations = options.maxIterations ?? PAGERANK_DEFAULTS.maxIterations;
+  if (options.solver === 'gauss-seidel' && lists.offsets !== null) {
+    // Over the components in topological order: the dangling pages are single components, exact in one gather, so no lumping.
+    const run = compactSccPageRank(lists, outDegree, { damping, tolerance, maxIterations, threads: options.threads ?? 1, ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }) });
+    const core = { pages: lists.nodeCount, links: lists.linkCount, bytes: lists.samples[lists.samples.length - 1]! };
+    return { scores: run.scores, iterations: run.sweeps, residual: run.residual, converged: run.converged, damping, tolerance, core, solver: 'gauss-seidel', passes: run.passes, components: { count: run.components, largest: run.largestComponent, seconds: run.sccSeconds } };
+  }
   let dangling = 0;
   for (let v = 0; v < outDegree.length; v++) if (outDegree[v] === 0) dangling++;
   // Lumping pays when the dangling pages take a large share of the links: Common Crawl's host graph
@@ -560,11 +569,11 @@ export function compactPageRank(lists: CompactLists, outDegree: Int32Array, opti
   const core = { pages: lists.nodeCount, links: lists.linkCount, bytes: lists.samples[lists.samples.length - 1]! };
   if (options.solver === 'gauss-seidel') {
     const gs = compactGaussSeidel(lists, outDegree, { damping, tolerance, maxIterations, threads: options.threads ?? 1, ...(options.onIteration === undefined ? {} : { onIteration: options.onIteration }) });
-    return { scores: gs.scores, iterations: gs.sweeps, residual: gs.residual, converged: gs.converged, damping, tolerance, core, solver: 'gauss-seidel', passes: gs.sweeps + gs.checks };
+    return { scores: gs.scores, iterations: gs.sweeps, residual: gs.residual, converged: gs.converged, damping, tolerance, core, solver: 'gauss-seidel', passes: gs.sweeps + gs.checks, components: null };
   }
   const run = compactPowerIteration(lists, outDegree, damping, tolerance, maxIterations, options.threads ?? 1, options.onIteration, undefined, options.kernel);
   normalise(run.scores);
-  return { scores: run.scores, iterations: run.iterations, residual: run.residual, converged: run.residual <= tolerance, damping, tolerance, core, solver: 'power', passes: run.iterations };
+  return { scores: run.scores, iterations: run.iterations, residual: run.residual, converged: run.residual <= tolerance, damping, tolerance, core, solver: 'power', passes: run.iterations, components: null };
 }
 
 /**
@@ -605,7 +614,7 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
   if (coreCount === 0) {
     // No links: every page keeps the uniform start, a fixed point.
     scores.fill(1 / n);
-    return { scores, iterations: 1, residual: 0, converged: true, damping: c, tolerance, core: { pages: 0, links: 0, bytes: 0 }, solver: 'power', passes: 1 };
+    return { scores, iterations: 1, residual: 0, converged: true, damping: c, tolerance, core: { pages: 0, links: 0, bytes: 0 }, solver: 'power', passes: 1, components: null };
   }
   const run = compactPowerIteration(core, coreDegree, c, tolerance, maxIterations, options.threads ?? 1, options.onIteration, { toDangling, pages: n, danglingPages: n - coreCount }, options.kernel);
   const { data, iterations } = run;
@@ -632,5 +641,6 @@ export function compactLumpedPageRank(lists: CompactLists, outDegree: Int32Array
     core: { pages: coreCount, links: core.linkCount, bytes: coreBytes },
     solver: 'power',
     passes: iterations,
+    components: null,
   };
 }

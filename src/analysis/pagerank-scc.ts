@@ -526,7 +526,7 @@ const BALANCE_NOISE = 1e-9;
  * rounding noise of the sums (a floor near 4e-12 of the mass on a component of 9M pages): the caller
  * stops balancing then and does plain sweeps.
  */
-function flowBalance(
+export function flowBalance(
   constantMass: number,
   c: number,
   retained: number,

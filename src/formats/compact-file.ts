@@ -302,6 +302,13 @@ export class CompactFile {
     return { nodeCount: n, linkCount: this.header.links, segmentBytes, segments, samples, offsets };
   }
 
+  /** One direction's per-page offsets (each list's position from its block's sample), for lists read without them. */
+  readOffsets(direction: Direction): Uint32Array {
+    const offsets = new Uint32Array(new SharedArrayBuffer(4 * this.header.nodes));
+    this.readSection(`${direction}.offsets`, offsets);
+    return offsets;
+  }
+
   /** Bytes one direction's lists take in memory (lists, samples, and offsets when asked). */
   listBytes(direction: Direction, offsets: boolean): number {
     const n = this.header.nodes;

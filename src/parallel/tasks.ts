@@ -15,6 +15,7 @@ import { hyperBallThread } from '../analysis/hyperball.js';
 import { compactTrafficThread } from '../analysis/traffic-compact.js';
 import { compactHyperBallThread } from '../analysis/hyperball-compact.js';
 import { compactGaussSeidelThread } from '../analysis/pagerank-compact-gs.js';
+import { compactSccThread } from '../analysis/pagerank-compact-scc.js';
 import { distanceCentralitiesThread } from '../analysis/centrality.js';
 import { barrierWait } from './barrier.js';
 import type { TaskContext } from './pool.js';
@@ -52,5 +53,6 @@ export const PARALLEL_TASKS: Record<string, ParallelKernel> = {
   'traffic-compact': compactTrafficThread as ParallelKernel,
   'hyperball-compact': compactHyperBallThread as ParallelKernel,
   'pagerank-compact-gs': compactGaussSeidelThread as ParallelKernel,
+  'pagerank-compact-scc': compactSccThread as ParallelKernel,
   'distance-centralities': distanceCentralitiesThread as ParallelKernel,
 };

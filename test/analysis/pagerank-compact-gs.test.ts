@@ -73,7 +73,10 @@ describe('Gauss-Seidel PageRank on the compact graph', () => {
       const a = JSON.parse(compact.stdout) as Report;
       const b = JSON.parse(plain.stdout) as Report;
       assert.equal(a.solver, 'gauss-seidel (compact)');
-      assert.ok(a.residual <= 1e-12 && a.passes > a.iterations);
+      // Over the components: the slowest component's sweeps (a small closed one may need many), and
+      // less work in all than the plain solver's power iteration.
+      assert.ok(a.residual <= 1e-12, `residual ${a.residual}`);
+      assert.ok(a.passes < 100 && a.passes > 10, `${a.passes} passes`);
       const plainScore = new Map(b.top.map((t) => [t.label, t.score]));
       for (const t of a.top.slice(0, 20)) assert.ok(Math.abs(t.score - plainScore.get(t.label)!) < 1e-12, t.label);
       const bad = await runCli(['rank', wgc, '--solver', 'jacobi', '-q']);

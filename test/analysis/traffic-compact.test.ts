@@ -115,7 +115,7 @@ describe('TrafficRank on the compact graph', () => {
       assert.equal(compact.code, 0, compact.stderr);
       type Report = { methods: Array<{ method: string; solver: string; converged: boolean; traffic: { history: string } | null; saved: string | null }>; top: Array<{ label: string; positions: number[]; values: number[] }> };
       const report = JSON.parse(compact.stdout) as Report;
-      assert.deepEqual(report.methods.map((m) => [m.method, m.solver, m.converged]), [['traffic', 'anderson (compact)', true], ['pagerank', 'power (compact)', true]]);
+      assert.deepEqual(report.methods.map((m) => [m.method, m.solver, m.converged]), [['traffic', 'anderson (compact)', true], ['pagerank', 'gauss-seidel (compact)', true]]);
       assert.equal(report.methods[0]!.traffic!.history, 'float32');
       const plain = await runCli(['rank', source, '--method', 'traffic', '--tolerance', '1e-11', '--top', '30', '--json', '-q']);
       assert.equal(plain.code, 0, plain.stderr);
