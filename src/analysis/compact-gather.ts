@@ -138,3 +138,37 @@ export function readHeader(bytes: Uint8Array, p: number): number {
   return value >>> 0;
 }
 
+/**
+ * Decodes `count` gaps from bytes[p...] into the sources after `source`, written to into[at...];
+ * returns the position after them. `oneByte`: every gap takes one byte (the list's flag), no branch
+ * per link.
+ */
+export function decodeGaps(bytes: Uint8Array, p: number, source: number, count: number, oneByte: number, into: Int32Array, at: number): number {
+  let q = p;
+  let s = source;
+  const end = at + count;
+  if (oneByte) {
+    for (let i = at; i < end; i++) into[i] = s = (s + bytes[q++]! + 1) | 0;
+    return q;
+  }
+  for (let i = at; i < end; i++) {
+    let b = bytes[q++]!;
+    let gap = b;
+    if (b > 0x7f) {
+      gap &= 0x7f;
+      b = bytes[q++]!;
+      gap |= (b & 0x7f) << 7;
+      if (b > 0x7f) {
+        b = bytes[q++]!;
+        gap |= (b & 0x7f) << 14;
+        if (b > 0x7f) {
+          b = bytes[q++]!;
+          gap |= (b & 0x7f) << 21;
+          if (b > 0x7f) gap |= bytes[q++]! << 28;
+        }
+      }
+    }
+    into[i] = s = (s + gap + 1) | 0;
+  }
+  return q;
+}

@@ -29,7 +29,7 @@ import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { compactScc } from './compact-search.js';
-import { listEnd, readHeader, splitBySamples, sumOfValues } from './compact-gather.js';
+import { decodeGaps, listEnd, readHeader, splitBySamples, sumOfValues } from './compact-gather.js';
 import { compactGaussSeidel } from './pagerank-compact-gs.js';
 import { flowBalance } from './pagerank-scc.js';
 
@@ -488,40 +488,6 @@ const BLOCK_LINKS = 4096;
 const blockSources = new Int32Array(BLOCK_LINKS);
 const blockEnds = new Int32Array(BLOCK_LINKS);
 const blockPages = new Int32Array(BLOCK_LINKS);
-
-/**
- * Decodes `count` gaps from bytes[p...] after `source` into into[at...]; returns the position after
- * them. `oneByte`: every gap takes one byte (the list's flag).
- */
-function decodeGaps(bytes: Uint8Array, p: number, source: number, count: number, oneByte: number, into: Int32Array, at: number): number {
-  let q = p;
-  let s = source;
-  const stop = at + count;
-  if (oneByte) {
-    for (let i = at; i < stop; i++) into[i] = s = (s + bytes[q++]! + 1) | 0;
-    return q;
-  }
-  for (let i = at; i < stop; i++) {
-    let b = bytes[q++]!;
-    let gap = b;
-    if (b > 0x7f) {
-      gap &= 0x7f;
-      b = bytes[q++]!;
-      gap |= (b & 0x7f) << 7;
-      if (b > 0x7f) {
-        b = bytes[q++]!;
-        gap |= (b & 0x7f) << 14;
-        if (b > 0x7f) {
-          b = bytes[q++]!;
-          gap |= (b & 0x7f) << 21;
-          if (b > 0x7f) gap |= bytes[q++]! << 28;
-        }
-      }
-    }
-    into[i] = s = (s + gap + 1) | 0;
-  }
-  return q;
-}
 
 /**
  * One Gauss-Seidel sweep of the pages at positions [from, to) of the order: out = [sum |change|,

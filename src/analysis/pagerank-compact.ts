@@ -12,7 +12,7 @@ import { PAGERANK_DEFAULTS, normalise } from './pagerank.js';
 import { powerLoop } from './pagerank-power.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
-import { splitBySamples } from './compact-gather.js';
+import { decodeGaps, splitBySamples } from './compact-gather.js';
 import { compactGaussSeidel } from './pagerank-compact-gs.js';
 import { compactSccPageRank } from './pagerank-compact-scc.js';
 
@@ -319,41 +319,6 @@ const blockEnds = new Int32Array(PULL_BLOCK_LINKS);
 const oneByteAt = new Int32Array(PULL_BLOCK_LINKS);
 const oneByteFirst = new Int32Array(PULL_BLOCK_LINKS);
 const oneByteDegree = new Int32Array(PULL_BLOCK_LINKS);
-
-/**
- * Decodes `count` gaps from bytes[p...] into the sources after `source`, written to into[at...];
- * returns the position after them. `oneByte`: every gap takes one byte (the list's flag), no branch
- * per link.
- */
-function decodeGaps(bytes: Uint8Array, p: number, source: number, count: number, oneByte: number, into: Int32Array, at: number): number {
-  let q = p;
-  let s = source;
-  const end = at + count;
-  if (oneByte) {
-    for (let i = at; i < end; i++) into[i] = s = (s + bytes[q++]! + 1) | 0;
-    return q;
-  }
-  for (let i = at; i < end; i++) {
-    let b = bytes[q++]!;
-    let gap = b;
-    if (b > 0x7f) {
-      gap &= 0x7f;
-      b = bytes[q++]!;
-      gap |= (b & 0x7f) << 7;
-      if (b > 0x7f) {
-        b = bytes[q++]!;
-        gap |= (b & 0x7f) << 14;
-        if (b > 0x7f) {
-          b = bytes[q++]!;
-          gap |= (b & 0x7f) << 21;
-          if (b > 0x7f) gap |= bytes[q++]! << 28;
-        }
-      }
-    }
-    into[i] = s = (s + gap + 1) | 0;
-  }
-  return q;
-}
 
 /**
  * Pages lo..hi, their lists from byte `start`: y = c * (pulled z) + constant, zNext = y / outdegree;
