@@ -33,6 +33,14 @@ import { decodeGaps, listEnd, readHeader, splitBySamples, sumOfValues } from './
 import { compactGaussSeidel } from './pagerank-compact-gs.js';
 import { flowBalance } from './pagerank-scc.js';
 
+/**
+ * Bytes per page at the peak besides the in-lists, planned: the per-page offsets and out-degrees (8),
+ * Tarjan's index, low link and component (12), then the order and the first position of every
+ * component (8 at most), y, z and the internal out-degrees (20); 48 in all, Tarjan's arrays counted
+ * until they are collected.
+ */
+export const COMPACT_SCC_PAGE_BYTES = 48;
+
 /** Components of at least this many pages are swept by every thread with the block-decoding kernel. */
 export const PARALLEL_COMPONENT_PAGES = 16_384;
 

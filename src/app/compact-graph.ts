@@ -11,6 +11,7 @@ import type { BowTiePartName } from '../analysis/bowtie.js';
 import { componentSizeDistribution } from '../analysis/scc.js';
 import { degreeSummaryOf } from '../analysis/degrees.js';
 import { compactOutDegrees, compactPageRank } from '../analysis/pagerank-compact.js';
+import { COMPACT_SCC_PAGE_BYTES } from '../analysis/pagerank-compact-scc.js';
 import { TRAFFIC_DEFAULTS } from '../analysis/traffic.js';
 import { type CompactTrafficSweep, type HistoryWidth, compactTrafficBytes, compactTrafficRank } from '../analysis/traffic-compact.js';
 import { rankPositions, writeRanksTable } from '../formats/ranks-table.js';
@@ -176,6 +177,8 @@ export interface CompactRankJson {
   hyperball: { log2m: number; relativeStandardDeviation: number; external: boolean; plan: string } | null;
   /** PageRank's Gauss-Seidel over components: how many Tarjan's search found, the largest, its seconds (part of the solve). */
   components?: { count: number; largest: number; seconds: number };
+  /** Why `auto` did not take the solver it would have (the memory plan), when it did not. */
+  solverReason?: string;
   /** Monte Carlo: the walks (the plain `rank --method montecarlo`'s numbers, bit for bit), or null. */
   montecarlo: { walksPerPage: number; walks: number; totalVisits: number; seed: number; threads: number; largestStandardDeviation: number } | null;
   top: Array<{ rank: number; id: number; label: string; score: number }>;
@@ -281,7 +284,19 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
   context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
   const lists = file.readLists('in');
   const outDegree = compactOutDegrees(lists);
-  const solver = options.solver === undefined || options.solver === 'auto' ? compactAutoSolver(outDegree) : options.solver;
+  const automatic = options.solver === undefined || options.solver === 'auto';
+  let solver: 'power' | 'gauss-seidel' = automatic ? compactAutoSolver(outDegree) : (options.solver as 'power' | 'gauss-seidel');
+  // Gauss-Seidel over components holds the most: planned against three quarters of the memory.
+  const memory = options.memoryBytes ?? totalmem();
+  const needed = compactBytes(lists) + COMPACT_SCC_PAGE_BYTES * n;
+  let solverReason: string | undefined;
+  if (solver === 'gauss-seidel' && needed > 0.75 * memory) {
+    const why = `Gauss-Seidel over components on ${n.toLocaleString('en-US')} pages needs ${gigabytes(needed)} (the in-lists, ${COMPACT_SCC_PAGE_BYTES} bytes per page), more than three quarters of ${gigabytes(memory)}`;
+    if (!automatic) throw new OptionError('--solver', `${why}: use --solver power`);
+    solver = 'power';
+    solverReason = `${why}: power iteration instead`;
+    context.onProgress?.({ phase: 'compact', message: solverReason });
+  }
   // Gauss-Seidel goes over the components, which Tarjan's search finds by jumping from list to list: the per-page offsets.
   if (solver === 'gauss-seidel') lists.offsets = file.readOffsets('in');
   const load = elapsed(started);
@@ -344,6 +359,7 @@ function pageRankOf(file: CompactFile, options: CompactRankOptions, context: App
         ],
       },
       ...(rank.components === null ? {} : { components: rank.components }),
+      ...(solverReason === undefined ? {} : { solverReason }),
       timings: { load, solve },
     },
   };
@@ -431,7 +447,7 @@ function chooseHistory(file: CompactFile, options: CompactRankOptions): { histor
 }
 
 function gigabytes(bytes: number): string {
-  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+  return bytes < 1024 ** 3 / 10 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 }
 
 /** TrafficRank and HOTness of a compact graph (one solve gives both): the in-lists and the out-lists. */

@@ -79,6 +79,15 @@ describe('Gauss-Seidel PageRank on the compact graph', () => {
       assert.ok(a.passes < 100 && a.passes > 10, `${a.passes} passes`);
       const plainScore = new Map(b.top.map((t) => [t.label, t.score]));
       for (const t of a.top.slice(0, 20)) assert.ok(Math.abs(t.score - plainScore.get(t.label)!) < 1e-12, t.label);
+      // The memory plan: over three quarters of a (pretended) 20 MB machine, auto takes power
+      // iteration and says why; --solver gauss-seidel is refused with the figures.
+      const small = { env: { WGA_MEMORY_BYTES: '20000000' } };
+      const planned = JSON.parse((await runCli(['rank', wgc, '--json', '-q'], small)).stdout) as Report & { solverReason?: string };
+      assert.equal(planned.solver, 'power (compact)');
+      assert.match(planned.solverReason ?? '', /^Gauss-Seidel over components on 325,557 pages needs 18\.4 MB .*more than three quarters of 19\.1 MB: power iteration instead$/);
+      const refused = await runCli(['rank', wgc, '--solver', 'gauss-seidel', '-q'], small);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /^wga: --solver: Gauss-Seidel over components .* use --solver power\n$/);
       const bad = await runCli(['rank', wgc, '--solver', 'jacobi', '-q']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /^wga: --solver: /);

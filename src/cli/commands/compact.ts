@@ -262,8 +262,14 @@ function printCompactRanking(result: CompactRankJson): void {
   const time = `load ${seconds(result.timings.load)}, solve ${seconds(result.timings.solve)}`;
   if (result.traffic === null && result.hyperball === null && result.montecarlo === null) {
     const core = result.core === null ? '' : ` (dangling pages lumped: iterated over the ${count(result.core.pages)} pages with out-links and their ${count(result.core.links)} in-links)`;
-    const how = result.solver === 'gauss-seidel (compact)' ? `Gauss-Seidel on the compact graph, ${result.iterations} sweeps and ${result.passes - result.iterations} residual checks` : `power iteration on the compact graph${core}, ${result.iterations} iterations`;
+    const how =
+      result.solver !== 'gauss-seidel (compact)'
+        ? `power iteration on the compact graph${core}, ${result.iterations} iterations`
+        : result.components !== undefined
+          ? `Gauss-Seidel over ${result.components.count.toLocaleString('en-US')} components on the compact graph (Tarjan's search ${result.components.seconds.toFixed(1)} s), ${result.passes.toFixed(1)} passes' work, the slowest component ${result.iterations} sweeps`
+          : `Gauss-Seidel on the compact graph, ${result.iterations} sweeps and ${result.passes - result.iterations} residual checks`;
     print(`pagerank of ${graph}: ${how}, residual ${result.residual.toExponential(2)}${result.converged ? '' : ' (NOT CONVERGED)'}; ${time}`);
+    if (result.solverReason !== undefined) print(`(${result.solverReason})`);
     return;
   }
   if (result.montecarlo !== null) {
