@@ -122,8 +122,12 @@ const FINISHED = 0x7fffffff;
  * per page being searched, where its list's decoding stands: byte position, neighbours left, the
  * last neighbour read.
  */
-export function compactScc(outLists: CompactLists): SccResult {
+export function compactScc(outLists: CompactLists, options: { sources?: Int32Array } = {}): SccResult {
   const n = outLists.nodeCount;
+  // Pages that nothing in the searched graph links to (sources[v] === 0: their degree the other way)
+  // are components of their own that no search reaches: left out of the search and numbered after
+  // every other component, which keeps the ids a reverse topological order (their lists unread).
+  const sources = options.sources;
   requireOffsets(outLists);
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
@@ -163,7 +167,7 @@ export function compactScc(outLists: CompactLists): SccResult {
     return bytes;
   };
   for (let root = 0; root < n; root++) {
-    if (index[root] !== -1) continue;
+    if (index[root] !== -1 || (sources !== undefined && sources[root] === 0)) continue;
     let bytes = enter(root);
     while (depth > 0) {
       const top = depth - 1;
@@ -212,6 +216,14 @@ export function compactScc(outLists: CompactLists): SccResult {
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
         bytes = listBytes(outLists, parent);
       }
+    }
+  }
+  if (sources !== undefined) {
+    for (let v = 0; v < n; v++) {
+      if (sources[v] !== 0) continue;
+      component[v] = count;
+      if (count === sizes.length) sizes = grown(sizes);
+      sizes[count++] = 1;
     }
   }
   return sccResult(component, count, sizes.slice(0, count));

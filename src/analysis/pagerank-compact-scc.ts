@@ -108,7 +108,9 @@ export function compactSccPageRank(
   const threads = lists.linkCount < 200_000 || n < 2 * PARALLEL_COMPONENT_PAGES * (options.threads ?? 1) ? 1 : Math.max(1, options.threads ?? 1);
   if (threads > 1) warmUpWorkers(threads);
   const started = performance.now();
-  const scc = compactScc(lists);
+  // The dangling pages link nowhere, so nothing links to them in the reversed graph searched here:
+  // components of their own, numbered last (solved last), their in-lists left unread by the search.
+  const scc = compactScc(lists, { sources: outDegree });
   const sccSeconds = (performance.now() - started) / 1000;
   // The pages by component: a counting sort on the component ids (already topological).
   const count = scc.count;
@@ -212,6 +214,7 @@ export function compactSccThread(context: TaskContext<CompactSccPageRankData>, o
       // the teleport's plus what flows in from the components before (the balance's constant).
       sweepBlocked(data, from, to, c, teleport, sweepOut, first);
       stats.links += sweepOut[2]!;
+      sweepOut[2] = sweepOut[3]!;
       if (first) {
         // No thread writes z before every thread's Jacobi step has read it.
         barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
@@ -222,7 +225,8 @@ export function compactSccThread(context: TaskContext<CompactSccPageRankData>, o
         if (fromLater) subtractLinksOut(data, end + Math.floor(((n - end) * thread) / threads), end + Math.floor(((n - end) * (thread + 1)) / threads), componentId, threads > 1, stats);
         barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       }
-      sweepOut[2] = retainedMass(data, from, to);
+      // The mass kept inside: summed by the sweep as it wrote z, or, after the Jacobi step (z written after it), in a pass.
+      if (first) sweepOut[2] = retainedMass(data, from, to);
       partials.set(sweepOut, PARTIALS * thread);
       barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       let change = 0;
@@ -499,7 +503,7 @@ const blockPages = new Int32Array(BLOCK_LINKS);
 
 /**
  * One Gauss-Seidel sweep of the pages at positions [from, to) of the order: out = [sum |change|,
- * mass after, links gathered]. `jacobi`: z is left as it is (a Jacobi step; settleContributions
+ * mass after, links gathered, the mass kept inside (internalOut times the new z)]. `jacobi`: z is left as it is (a Jacobi step; settleContributions
  * then writes it). A block of lists is decoded into blockSources, then each of its pages
  * gathers and takes its new value in turn (so a page sees the values its block's earlier pages just
  * took); a list longer than the buffer is decoded and gathered in pieces, a block of its own.
@@ -511,9 +515,11 @@ function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c:
   const sources = blockSources;
   const ends = blockEnds;
   const pages = blockPages;
+  const { internalOut } = data;
   let change = 0;
   let mass = 0;
   let links = 0;
+  let retained = 0;
   let k = from;
   while (k < to) {
     let count = 0;
@@ -606,7 +612,11 @@ function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c:
       y[v] = value;
       if (jacobi) continue;
       const d = outDegree[v]!;
-      z[v] = d > 0 ? value / d : 0;
+      if (d > 0) {
+        const share = value / d;
+        z[v] = share;
+        retained += internalOut[v]! * share;
+      } else z[v] = 0;
     }
     if (longPage >= 0) {
       const value = c * longSum + teleport;
@@ -614,12 +624,17 @@ function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c:
       mass += value;
       y[longPage] = value;
       const d = outDegree[longPage]!;
-      if (!jacobi) z[longPage] = d > 0 ? value / d : 0;
+      if (!jacobi) {
+        const share = d > 0 ? value / d : 0;
+        z[longPage] = share;
+        retained += internalOut[longPage]! * share;
+      }
     }
   }
   out[0] = change;
   out[1] = mass;
   out[2] = links;
+  out[3] = retained;
 }
 
 /** sum over pages lo..hi of |c * sum z_u + constant - pi_v|, the lists read in page order. */
