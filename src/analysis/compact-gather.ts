@@ -172,3 +172,44 @@ export function decodeGaps(bytes: Uint8Array, p: number, source: number, count: 
   }
   return q;
 }
+
+/** The lists of a block of pages decoded ahead of their gathers: the sources, and where each page's end. */
+export interface DecodedBlock {
+  sources: Int32Array;
+  ends: Int32Array;
+}
+
+export function decodedBlock(): DecodedBlock {
+  return { sources: new Int32Array(1 << 14), ends: new Int32Array(SAMPLE) };
+}
+
+/**
+ * Decodes the lists of pages first..last - 1 (at most SAMPLE of them) from bytes[p...] into
+ * `into` (its sources grown for a block with more): page first + i's sources end at ends[i].
+ * Returns the position after the last list. A kernel that gathers after decoding a block keeps
+ * more of its loads in flight than one that decodes between them (pagerank-compact.ts's pullBlocked).
+ */
+export function decodeBlock(bytes: Uint8Array, p: number, first: number, last: number, into: DecodedBlock): number {
+  let q = p;
+  let m = 0;
+  const ends = into.ends;
+  for (let v = first; v < last; v++) {
+    const header = readHeader(bytes, q);
+    q = listEnd;
+    const degree = header >>> 1;
+    if (degree > 0) {
+      if (m + degree > into.sources.length) {
+        const grown = new Int32Array(Math.max(m + degree, 2 * into.sources.length));
+        grown.set(into.sources.subarray(0, m));
+        into.sources = grown;
+      }
+      const code = readHeader(bytes, q);
+      const source = (v + ((code >>> 1) ^ -(code & 1))) | 0;
+      into.sources[m] = source;
+      q = decodeGaps(bytes, listEnd, source, degree - 1, header & 1, into.sources, m + 1);
+      m += degree;
+    }
+    ends[v - first] = m;
+  }
+  return q;
+}

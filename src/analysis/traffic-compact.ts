@@ -31,7 +31,7 @@ import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64 } from '../parallel/shared-memory.js';
 import { TRAFFIC_DEFAULTS, expNearZero, logRatio, solveRegularised } from './traffic.js';
-import { listEnd as end, readHeader, splitBySamples, sumOfInverses, sumOfValues } from './compact-gather.js';
+import { decodeBlock, decodedBlock, listEnd as end, readHeader, splitBySamples, sumOfInverses, sumOfValues } from './compact-gather.js';
 
 /** Anderson's depth: the plain solver's. */
 const DEPTH = 5;
@@ -405,6 +405,10 @@ function rescaleRange(value: Float64Array, lo: number, hi: number, artificial: n
  * out-sum, its conservation gap before the update, its new scale; with Anderson its raw step
  * ln(new / old). out = [largest gap, sum a_j, sum 1/a_j, sum a_j * out-sum_j].
  */
+/** Each thread's blocks decoded ahead (each worker has its own module). */
+const inBlock = decodedBlock();
+const outBlock = decodedBlock();
+
 function sweepRange(data: CompactTrafficData, step: HistoryArray, blocks: number[], s: number, t: number, anderson: boolean, result: Float64Array): void {
   const { value, inSegments, outSegments } = data;
   let worst = 0;
@@ -416,15 +420,21 @@ function sweepRange(data: CompactTrafficData, step: HistoryArray, blocks: number
     const last = blocks[b + 1]!;
     const inBytes = inSegments[blocks[b + 2]!]!;
     const outBytes = outSegments[blocks[b + 4]!]!;
-    let p = blocks[b + 3]!;
-    let q = blocks[b + 5]!;
+    // Both directions' lists of the block decoded first, then gathered page after page (each page
+    // still sees the scales its block's earlier pages just took: the same Gauss-Seidel sweep).
+    decodeBlock(inBytes, blocks[b + 3]!, first, last, inBlock);
+    decodeBlock(outBytes, blocks[b + 5]!, first, last, outBlock);
+    const inSources = inBlock.sources;
+    const inEnds = inBlock.ends;
+    const outSources = outBlock.sources;
+    const outEnds = outBlock.ends;
+    let a = 0;
+    let o = 0;
     for (let j = first; j < last; j++) {
-      const inHeader = readHeader(inBytes, p);
-      const inSum = sumOfValues(inBytes, end, j, inHeader, value);
-      p = end;
-      const outHeader = readHeader(outBytes, q);
-      const outSum = sumOfInverses(outBytes, end, j, outHeader, value);
-      q = end;
+      let inSum = 0;
+      for (const stop = inEnds[j - first]!; a < stop; a++) inSum += value[inSources[a]!]!;
+      let outSum = 0;
+      for (const stop = outEnds[j - first]!; o < stop; o++) outSum += 1 / value[outSources[o]!]!;
       const numerator = s * inSum + t;
       const denominator = s * outSum + t;
       const old = value[j]!;
