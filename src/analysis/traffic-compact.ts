@@ -1,7 +1,7 @@
 /**
  * TrafficRank and HOTness (Tomlin 2003; NOTES section 4; traffic.ts has the model and the plain
- * solver) over the compact graph: each page's in-list and out-list decoded in page order (a block of lists ahead of its gathers) inside the
- * sweep, never the plain arrays. The same balancing (a_j = sqrt((s sum_{i->j} a_i + t) / (s sum_{j->k}
+ * solver) over the compact graph: each page's in-list and out-list decoded in page order inside the
+ * sweep (a block of lists ahead of its gathers), never the plain arrays. The same balancing (a_j = sqrt((s sum_{i->j} a_i + t) / (s sum_{j->k}
  * 1/a_k + t)), the artificial node's scale, a_A = 1 after every sweep) and the same Anderson mixing of
  * the sweeps in log space, so the fixed point and the stopping rule (max_j |in_j - out_j| / in_j
  * below the tolerance) are the plain solver's. Without priors or known hits (those need the plain
