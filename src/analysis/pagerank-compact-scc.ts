@@ -29,7 +29,7 @@ import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
 import { compactScc } from './compact-search.js';
-import { decodeGaps, listEnd, readHeader, splitBySamples, sumOfValues } from './compact-gather.js';
+import { decodeBlock, decodeGaps, decodedBlock, listEnd, readHeader, splitBySamples, sumOfValues } from './compact-gather.js';
 import { compactGaussSeidel } from './pagerank-compact-gs.js';
 import { flowBalance } from './pagerank-scc.js';
 
@@ -174,6 +174,23 @@ function listAt(data: CompactSccPageRankData, v: number): number {
   return data.samples[v >>> 6]! + data.offsets[v]!;
 }
 
+/** The segment holding the list that `locate` found last. */
+let locatedBytes: Uint8Array = new Uint8Array(0);
+
+/** Page v's list: its segment in locatedBytes, its position in it returned. */
+function locate(data: CompactSccPageRankData, v: number): number {
+  const global = listAt(data, v);
+  const { segments } = data;
+  if (segments.length === 1) {
+    locatedBytes = segments[0]!;
+    return global;
+  }
+  const segmentBytes = data.layout[0]!;
+  const segment = Math.floor(global / segmentBytes);
+  locatedBytes = segments[segment]!;
+  return global - segment * segmentBytes;
+}
+
 /**
  * One thread's share: thread 0 solves the small components up to the next large one while the
  * others wait; every thread sweeps its range of each large component; then the normalisation and
@@ -220,9 +237,9 @@ export function compactSccThread(context: TaskContext<CompactSccPageRankData>, o
         barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
         settleContributions(data, from, to);
         if (fromLater) initialiseFromOutDegrees(data, from, to);
-        else countInternalLinks(data, from, to, componentId, threads > 1, stats);
+        else countLinksFrom(data, from, to, componentId, 1, threads > 1, stats);
         barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
-        if (fromLater) subtractLinksOut(data, end + Math.floor(((n - end) * thread) / threads), end + Math.floor(((n - end) * (thread + 1)) / threads), componentId, threads > 1, stats);
+        if (fromLater) countLinksFrom(data, end + Math.floor(((n - end) * thread) / threads), end + Math.floor(((n - end) * (thread + 1)) / threads), componentId, -1, threads > 1, stats);
         barrierWait(barrier, threads, LONG_PHASE_TIMEOUT_MS);
       }
       // The mass kept inside: summed by the sweep as it wrote z, or, after the Jacobi step (z written after it), in a pass.
@@ -310,65 +327,39 @@ function linkCountOf(data: CompactSccPageRankData): number {
 
 const sweepOut = new Float64Array(PARTIALS);
 
-/** Sources decoded from one list (grown for the longest list met). */
-let listBuffer = new Int32Array(4096);
-
-/** Page v's list decoded into listBuffer; returns its degree. Adds the degree to stats.links. */
-function decodeList(data: CompactSccPageRankData, v: number, stats: { links: number }): number {
-  const { segments } = data;
-  const segmentBytes = data.layout[0]!;
-  const global = listAt(data, v);
-  const segment = segments.length === 1 ? 0 : Math.floor(global / segmentBytes);
-  const bytes = segments[segment]!;
-  const header = readHeader(bytes, global - segment * segmentBytes);
-  const degree = header >>> 1;
-  if (degree === 0) return 0;
-  stats.links += degree;
-  if (listBuffer.length < degree) listBuffer = new Int32Array(Math.max(degree, 2 * listBuffer.length));
-  const code = readHeader(bytes, listEnd);
-  const source = (v + ((code >>> 1) ^ -(code & 1))) | 0;
-  listBuffer[0] = source;
-  decodeGaps(bytes, listEnd, source, degree - 1, header & 1, listBuffer, 1);
-  return degree;
-}
+/** One list decoded at a time (grown for the longest list met; each worker has its own). */
+const oneList = decodedBlock();
 
 /**
- * The members at positions [from, to): each in-link from a member of the component adds one to its
- * source's internalOut (atomically when threads share the counts). One decoding pass.
+ * The lists of the pages at positions [from, to): each in-link from a member of the component adds
+ * `delta` to its source's internalOut (atomically when threads share the counts). With +1 over the
+ * members' own lists it counts the links that stay inside; with -1 over the lists of the pages after
+ * the component it takes the links that leave off the out-degrees. One decoding pass.
  */
-function countInternalLinks(data: CompactSccPageRankData, from: number, to: number, componentId: number, shared: boolean, stats: { links: number }): void {
+function countLinksFrom(data: CompactSccPageRankData, from: number, to: number, componentId: number, delta: 1 | -1, shared: boolean, stats: { links: number }): void {
   const { order, component, internalOut } = data;
   for (let k = from; k < to; k++) {
-    const degree = decodeList(data, order[k]!, stats);
+    const v = order[k]!;
+    const at = locate(data, v);
+    decodeBlock(locatedBytes, at, v, v + 1, oneList);
+    const degree = oneList.ends[0]!;
+    stats.links += degree;
+    const sources = oneList.sources;
     for (let i = 0; i < degree; i++) {
-      const u = listBuffer[i]!;
+      const u = sources[i]!;
       if (component[u] !== componentId) continue;
-      if (shared) Atomics.add(internalOut, u, 1);
-      else internalOut[u]!++;
+      if (shared) Atomics.add(internalOut, u, delta);
+      else internalOut[u]! += delta;
     }
   }
 }
 
-/** internalOut of the members at [from, to) set to their out-degrees (subtractLinksOut takes the others off). */
+/** internalOut of the members at [from, to) set to their out-degrees (countLinksFrom takes the others off). */
 function initialiseFromOutDegrees(data: CompactSccPageRankData, from: number, to: number): void {
   const { order, internalOut, outDegree } = data;
   for (let k = from; k < to; k++) {
     const v = order[k]!;
     internalOut[v] = outDegree[v]!;
-  }
-}
-
-/** The pages at positions [from, to), after the component: each in-link from a member takes one off its internalOut. */
-function subtractLinksOut(data: CompactSccPageRankData, from: number, to: number, componentId: number, shared: boolean, stats: { links: number }): void {
-  const { order, component, internalOut } = data;
-  for (let k = from; k < to; k++) {
-    const degree = decodeList(data, order[k]!, stats);
-    for (let i = 0; i < degree; i++) {
-      const u = listBuffer[i]!;
-      if (component[u] !== componentId) continue;
-      if (shared) Atomics.sub(internalOut, u, 1);
-      else internalOut[u]!--;
-    }
   }
 }
 
@@ -424,18 +415,8 @@ function splitPosition(data: CompactSccPageRankData, start: number, end: number,
 
 /** The gather of page v's list: sum of z over its in-neighbours; its degree added to stats.links. */
 function gather(data: CompactSccPageRankData, v: number, stats: { links: number }): number {
-  const global = listAt(data, v);
-  const segmentBytes = data.layout[0]!;
-  let bytes: Uint8Array;
-  let p: number;
-  if (data.segments.length === 1) {
-    bytes = data.segments[0]!;
-    p = global;
-  } else {
-    const segment = Math.floor(global / segmentBytes);
-    bytes = data.segments[segment]!;
-    p = global - segment * segmentBytes;
-  }
+  const p = locate(data, v);
+  const bytes = locatedBytes;
   const header = readHeader(bytes, p);
   stats.links += header >>> 1;
   return sumOfValues(bytes, listEnd, v, header, data.z);
@@ -509,13 +490,10 @@ const blockPages = new Int32Array(BLOCK_LINKS);
  * took); a list longer than the buffer is decoded and gathered in pieces, a block of its own.
  */
 function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c: number, teleport: number, out: Float64Array, jacobi: boolean): void {
-  const { order, y, z, outDegree, segments, samples, offsets } = data;
-  const segmentBytes = data.layout[0]!;
-  const oneSegment = segments.length === 1;
+  const { order, y, z, outDegree, internalOut } = data;
   const sources = blockSources;
   const ends = blockEnds;
   const pages = blockPages;
-  const { internalOut } = data;
   let change = 0;
   let mass = 0;
   let links = 0;
@@ -528,32 +506,9 @@ function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c:
     let longSum = 0;
     while (k < to && count < BLOCK_LINKS) {
       const v = order[k]!;
-      const global = samples[v >>> 6]! + offsets[v]!;
-      let bytes: Uint8Array;
-      let p: number;
-      if (oneSegment) {
-        bytes = segments[0]!;
-        p = global;
-      } else {
-        const segment = Math.floor(global / segmentBytes);
-        bytes = segments[segment]!;
-        p = global - segment * segmentBytes;
-      }
-      let b = bytes[p++]!;
-      let header = b & 0x7f;
-      if (b > 0x7f) {
-        b = bytes[p++]!;
-        header |= (b & 0x7f) << 7;
-        if (b > 0x7f) {
-          b = bytes[p++]!;
-          header |= (b & 0x7f) << 14;
-          if (b > 0x7f) {
-            b = bytes[p++]!;
-            header |= (b & 0x7f) << 21;
-            if (b > 0x7f) header |= bytes[p++]! << 28;
-          }
-        }
-      }
+      const at = locate(data, v);
+      const bytes = locatedBytes;
+      const header = readHeader(bytes, at);
       const degree = header >>> 1;
       if (m + degree > BLOCK_LINKS && count > 0) break; // the next block's first list
       k++;
@@ -563,21 +518,8 @@ function sweepBlocked(data: CompactSccPageRankData, from: number, to: number, c:
         ends[count++] = m;
         continue;
       }
-      b = bytes[p++]!;
-      let code = b & 0x7f;
-      if (b > 0x7f) {
-        b = bytes[p++]!;
-        code |= (b & 0x7f) << 7;
-        if (b > 0x7f) {
-          b = bytes[p++]!;
-          code |= (b & 0x7f) << 14;
-          if (b > 0x7f) {
-            b = bytes[p++]!;
-            code |= (b & 0x7f) << 21;
-            if (b > 0x7f) code |= bytes[p++]! << 28;
-          }
-        }
-      }
+      const code = readHeader(bytes, listEnd);
+      let p = listEnd;
       const source = (v + ((code >>> 1) ^ -(code & 1))) | 0;
       if (degree > BLOCK_LINKS) {
         // Longer than the buffer: decoded and gathered in pieces, alone.
