@@ -161,7 +161,6 @@ function parseOptions(argv: string[]): Options {
 
 // ---------------------------------------------------------------- processes
 
-/** heapUsed + arrayBuffers of wga's report, when measured after a full collection. */
 /** The live PageRank's cost from wga's report: worker ms, its arrays' bytes, the pages it covered. */
 function livePageRankOf(report: Record<string, unknown>): { liveCpuMs?: number; liveArrayBytes?: number; livePages?: number; liveUpdates?: number; liveInWorker?: boolean } {
   const live = report.live as { cpuMs?: number | null; bytes?: number; pages?: number; updates?: number; inWorker?: boolean } | null | undefined;
@@ -169,10 +168,15 @@ function livePageRankOf(report: Record<string, unknown>): { liveCpuMs?: number; 
   return { liveCpuMs: live.cpuMs, liveArrayBytes: live.bytes, livePages: live.pages, liveUpdates: live.updates, liveInWorker: live.inWorker };
 }
 
+/**
+ * The resident memory of wga's report, when measured after a full collection: what the crawl's
+ * state holds, without the collector's headroom. (Not heapUsed + arrayBuffers: the crawler's
+ * columns are reserved ahead, src/util/typed-arrays.ts, so their byte lengths say nothing of RAM.)
+ */
 function liveBytesOf(report: Record<string, unknown>): number | undefined {
-  const memory = report.memory as { heapUsed?: number; arrayBuffers?: number; collected?: boolean } | undefined;
-  if (memory?.collected !== true || typeof memory.heapUsed !== 'number' || typeof memory.arrayBuffers !== 'number') return undefined;
-  return memory.heapUsed + memory.arrayBuffers;
+  const memory = report.memory as { rss?: number; collected?: boolean } | undefined;
+  if (memory?.collected !== true || typeof memory.rss !== 'number') return undefined;
+  return memory.rss;
 }
 
 interface Measured {
@@ -436,7 +440,7 @@ interface Sample {
   slopePoints: number;
   known: number | undefined;
   frontier: number | undefined;
-  /** wga on the wide site: heap + array buffers after a full collection when the fetches ended. */
+  /** wga on the wide site: resident memory after a full collection when the fetches ended (liveBytesOf). */
   liveBytes?: number | undefined;
   failed: number;
   stoppedBy: string;
@@ -704,7 +708,7 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
     lines.push(
       `Memory per known, unfetched URL (wide site: every page links to ${options.fanout} new pages; runs with --max-pages ${int(k1)} and ${int(k2)}, --max-time ${options.wideTime}):`,
       '',
-      `| crawler | pages fetched | URLs known | frontier (known, unfetched) | peak RSS | bytes per frontier URL: Δ peak RSS / Δ frontier | RSS on frontier slope during the ${int(k2)}-page run | live bytes per frontier URL: Δ (heap + array buffers after a full GC) / Δ frontier |`,
+      `| crawler | pages fetched | URLs known | frontier (known, unfetched) | peak RSS | bytes per frontier URL: Δ peak RSS / Δ frontier | RSS on frontier slope during the ${int(k2)}-page run | resident bytes per frontier URL after a full GC: Δ RSS after the collection / Δ frontier |`,
       '|---|---|---|---|---|---:|---:|---:|',
     );
     for (const crawler of ['wga', 'bare'] as const) {

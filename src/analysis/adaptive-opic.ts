@@ -24,6 +24,7 @@
  * read for the first time (recently introduced pages), as the paper does.
  */
 import { OptionError } from '../errors.js';
+import { grownColumn, reservedArray } from '../util/typed-arrays.js';
 import { Opic, type OpicOptions, type OpicPageState, type OpicStrategy } from './opic.js';
 
 export type WindowPolicy =
@@ -51,6 +52,8 @@ export class AdaptiveOpic {
     checkPolicy(policy);
     this.policy = policy;
     this.opic = new Opic(options);
+    const capacity = options.capacity ?? 0;
+    if (capacity > this.interpolated.length) this.interpolated = reservedArray(Float64Array, capacity) ?? this.interpolated;
   }
 
   /** A graph of `pages` pages known from the start, each with cash 1/pages. */
@@ -125,9 +128,7 @@ export class AdaptiveOpic {
       this.amounts.push([]);
     }
     if (id >= this.interpolated.length) {
-      const bigger = new Float64Array(2 * id + 2);
-      bigger.set(this.interpolated);
-      this.interpolated = bigger;
+      this.interpolated = grownColumn(this.interpolated, id + 1);
     }
   }
 

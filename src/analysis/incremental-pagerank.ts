@@ -27,7 +27,13 @@
  * whose |r| is above theta = tolerance (1 - c) ||z||_1 / (2 n) bounds the L1
  * error of the normalised vector by about `tolerance`.
  *
- * A graph change updates r exactly: a new page gets r = 1 - c; setting u's
+ * A page waiting to be fetched has no out-links, so a push there only moves its residual into its
+ * score: the engine does that at once, and keeps for a waiting page its score alone (no residual,
+ * no place in the queue, no link offsets: 20 bytes with the guess instead of 46, which is what a
+ * crawl's known, unfetched URL costs here). When it is fetched, its score moves back into its
+ * residual (nothing else's equation held it) and its new links carry it on the next push.
+ *
+ * A graph change updates r exactly: a new page gets its source 1 - c (waiting: in its score); setting u's
  * out-links to T (replacing T_old) adds c z[u] / |T| to r[t] for t in T and
  * subtracts c z[u] / |T_old| from r[t] for t in T_old. Rounding drifts r
  * slowly away from its definition; refreshResidual() recomputes it from z
@@ -51,6 +57,9 @@
  */
 
 /** Defaults: the damping of pagerank(); the L1 tolerance of live updates and of the final solve. */
+import { columnSize, grown, reservedArrays } from '../util/typed-arrays.js';
+import { topKBy } from './top.js';
+
 export const INCREMENTAL_PAGERANK_DEFAULTS = {
   damping: 0.85,
   /**
@@ -88,12 +97,13 @@ export interface IncrementalPageRankState {
   guessUnfetched: boolean;
   n: number;
   z: Float64Array;
-  r: Float64Array;
-  mass: number;
   h: Float64Array;
-  rh: Float64Array;
+  slot: Int32Array;
+  mass: number;
   hMass: number;
-  fetched: Uint8Array;
+  fetchedCount: number;
+  r: Float64Array;
+  rh: Float64Array;
   seenLinks: number;
   start: Int32Array;
   degree: Int32Array;
@@ -108,22 +118,15 @@ export interface IncrementalPageRankState {
   totalEdgeVisits: number;
 }
 
-function grownFloat(array: Float64Array, size: number): Float64Array<ArrayBuffer> {
-  const next = new Float64Array(Math.max(size, array.length * 2));
-  next.set(array);
-  return next;
-}
-
-function grownInt(array: Int32Array, size: number, fill = 0): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(Math.max(size, array.length * 2));
-  if (fill !== 0) next.fill(fill, array.length);
-  next.set(array);
-  return next;
-}
 
 export interface IncrementalPageRankOptions {
   /** Guess a waiting page's unseen links from the links seen (see the header): true in the crawler; false: waiting pages are dangling. */
   guessUnfetched?: boolean;
+  /**
+   * Pages the per-page arrays are reserved for at once (a crawl's page capacity; util/typed-arrays.ts,
+   * reservedArray): only the pages added cost RAM. More still fit, by doubling. 0: start small.
+   */
+  capacity?: number;
 }
 
 export class IncrementalPageRank {
@@ -131,27 +134,33 @@ export class IncrementalPageRank {
   /** True while the guess is kept (the option, until stopGuessing()). */
   private guessing: boolean;
   private n = 0;
+  // Per page (every page known):
   /** Unnormalised scores: each page's teleport source is 1 - c (see the header). */
   private z = new Float64Array(1024);
-  private r = new Float64Array(1024);
-  /** Sum of z, kept as pushes change it. */
-  private mass = 0;
-  /** The guess's vector and residual (see the header; empty without the guess), and the sum of h. */
+  /** The guess's vector (see the header; empty without the guess). */
   private h = new Float64Array(0);
-  private rh = new Float64Array(0);
+  /** slot[v] - 1: page v's row in the arrays of fetched pages below; 0 while v waits. */
+  private slot = new Int32Array(1024);
+  /** Sums of z and h, kept as they change. */
+  private mass = 0;
   private hMass = 0;
-  /** 1 once a page's links were set (fetched, or finished without links): it no longer waits. */
-  private fetched = new Uint8Array(1024);
+  // Per fetched page (by slot): a waiting page has no out-links, so a push there would only move
+  // its residual into its score; it is done at once (z[w] += the amount), and a waiting page needs
+  // neither a residual nor a place in the queue (issue 38: 20 bytes a waiting page instead of 46).
+  private fetchedCount = 0;
+  /** Residuals of z and of h. */
+  private r = new Float64Array(1024);
+  private rh = new Float64Array(0);
   /** L: links of the fetched pages (the sum of cnt). */
   private seenLinks = 0;
-  /** Out-links of page u: links[start[u] .. start[u] + degree[u]). */
+  /** Out-links of the page in slot s: links[start[s] .. start[s] + degree[s]). */
   private start = new Int32Array(1024);
   private degree = new Int32Array(1024);
   private links = new Int32Array(4096);
   private linksUsed = 0;
   /** Links of current lists (linksUsed minus the space of replaced lists). */
   private liveLinks = 0;
-  /** FIFO of pages to push (each at most once: queued[v]). */
+  /** FIFO of fetched pages (page ids) to push, each at most once: inQueue[slot]. */
   private queue = new Int32Array(1024);
   private head = 0;
   private queued = 0;
@@ -167,6 +176,29 @@ export class IncrementalPageRank {
     if (this.guessing) {
       this.h = new Float64Array(1024);
       this.rh = new Float64Array(1024);
+    }
+    const capacity = options.capacity ?? 0;
+    if (capacity > this.z.length) {
+      // Room for `capacity` pages, fetched or not, views of one buffer each (util/typed-arrays.ts).
+      const pages = reservedArrays<[Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Int32Array<ArrayBuffer>]>(capacity, Float64Array, Float64Array, Int32Array);
+      const fetched = reservedArrays<[Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Uint8Array<ArrayBuffer>]>(
+        capacity,
+        Float64Array,
+        Float64Array,
+        Int32Array,
+        Int32Array,
+        Uint8Array,
+      );
+      if (pages !== null) {
+        const [z, h, slot] = pages;
+        [this.z, this.slot] = [z, slot];
+        if (this.guessing) this.h = h;
+      }
+      if (fetched !== null) {
+        const [r, rh, start, degree, inQueue] = fetched;
+        [this.r, this.start, this.degree, this.inQueue] = [r, start, degree, inQueue];
+        if (this.guessing) this.rh = rh;
+      }
     }
   }
 
@@ -193,8 +225,8 @@ export class IncrementalPageRank {
 
   /** The whole state, arrays included without a copy (see IncrementalPageRankState). */
   exportState(): IncrementalPageRankState {
-    const { damping, guessing: guessUnfetched, n, z, r, mass, h, rh, hMass, fetched, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
-    return { damping, guessUnfetched, n, z, r, mass, h, rh, hMass, fetched, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
+    const { damping, guessing: guessUnfetched, n, z, h, slot, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
+    return { damping, guessUnfetched, n, z, h, slot, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
   }
 
   /** An engine that carries on from an exported state (the same vector, residual and queue). */
@@ -202,12 +234,13 @@ export class IncrementalPageRank {
     const engine = new IncrementalPageRank(state.damping, { guessUnfetched: state.guessUnfetched });
     engine.n = state.n;
     engine.z = state.z as Float64Array<ArrayBuffer>;
-    engine.r = state.r as Float64Array<ArrayBuffer>;
-    engine.mass = state.mass;
     engine.h = state.h as Float64Array<ArrayBuffer>;
-    engine.rh = state.rh as Float64Array<ArrayBuffer>;
+    engine.slot = state.slot as Int32Array<ArrayBuffer>;
+    engine.mass = state.mass;
     engine.hMass = state.hMass;
-    engine.fetched = state.fetched as Uint8Array<ArrayBuffer>;
+    engine.fetchedCount = state.fetchedCount;
+    engine.r = state.r as Float64Array<ArrayBuffer>;
+    engine.rh = state.rh as Float64Array<ArrayBuffer>;
     engine.seenLinks = state.seenLinks;
     engine.start = state.start as Int32Array<ArrayBuffer>;
     engine.degree = state.degree as Int32Array<ArrayBuffer>;
@@ -223,40 +256,34 @@ export class IncrementalPageRank {
     return engine;
   }
 
+  /** The arrays of an exported state, each buffer once (views reserved together share one): to transfer. */
+  static buffersOf(state: IncrementalPageRankState): ArrayBuffer[] {
+    const arrays = [state.z, state.h, state.slot, state.r, state.rh, state.start, state.degree, state.links, state.queue, state.inQueue];
+    return [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))];
+  }
+
   get linkCount(): number {
     return this.liveLinks;
   }
 
-  /** Bytes held by the typed arrays. */
+  /** Bytes held by the typed arrays (their lengths: reserved room included). */
   get bytes(): number {
-    return this.z.byteLength + this.r.byteLength + this.h.byteLength + this.rh.byteLength + this.fetched.byteLength + this.start.byteLength + this.degree.byteLength + this.links.byteLength + this.queue.byteLength + this.inQueue.byteLength;
+    return [this.z, this.h, this.slot, this.r, this.rh, this.start, this.degree, this.links, this.queue, this.inQueue].reduce((sum, array) => sum + array.byteLength, 0);
   }
 
   /** Adds pages until there are `total` (ids n .. total - 1), each with no out-links yet. */
   growTo(total: number): void {
     if (total <= this.n) return;
     if (total > this.z.length) {
-      this.z = grownFloat(this.z, total);
-      this.r = grownFloat(this.r, total);
-      if (this.guessing) {
-        this.h = grownFloat(this.h, this.z.length);
-        this.rh = grownFloat(this.rh, this.z.length);
-      }
-      const fetched = new Uint8Array(this.z.length);
-      fetched.set(this.fetched);
-      this.fetched = fetched;
-      this.start = grownInt(this.start, total);
-      this.degree = grownInt(this.degree, total);
-      const inQueue = new Uint8Array(this.z.length);
-      inQueue.set(this.inQueue);
-      this.inQueue = inQueue;
-      this.growQueue(this.z.length);
+      const size = columnSize(this.z.length, total, Int32Array.BYTES_PER_ELEMENT);
+      this.z = grown(this.z, size);
+      if (this.guessing) this.h = grown(this.h, size);
+      this.slot = grown(this.slot, size);
     }
+    // A new page waits: its source 1 - c goes straight into its score (see the fields).
     const source = 1 - this.damping;
-    for (let v = this.n; v < total; v++) {
-      this.r[v] = source;
-      this.enqueue(v);
-    }
+    for (let v = this.n; v < total; v++) this.z[v] = source;
+    this.mass += source * (total - this.n);
     this.n = total;
   }
 
@@ -267,18 +294,19 @@ export class IncrementalPageRank {
   setLinks(u: number, targets: ArrayLike<number>): void {
     this.checkPage(u);
     const c = this.damping;
+    let s = this.slot[u]! - 1;
+    if (s < 0) s = this.startFetching(u);
     const zu = this.z[u]!;
-    const oldDegree = this.degree[u]!;
-    this.fetched[u] = 1;
+    const oldDegree = this.degree[s]!;
     if (oldDegree > 0 && zu !== 0) {
       const share = (c * zu) / oldDegree;
-      const from = this.start[u]!;
+      const from = this.start[s]!;
       for (let e = from; e < from + oldDegree; e++) this.addResidual(this.links[e]!, -share);
     }
     if (this.guessing && oldDegree > 0) {
       // The old links leave cnt (source of h) and carry h[u] no more.
       const share = 1 + (c * this.h[u]!) / oldDegree;
-      const from = this.start[u]!;
+      const from = this.start[s]!;
       for (let e = from; e < from + oldDegree; e++) this.addGuessResidual(this.links[e]!, -share);
       this.seenLinks -= oldDegree;
     }
@@ -286,16 +314,16 @@ export class IncrementalPageRank {
     const k = targets.length;
     if (k > oldDegree) {
       if (this.linksUsed + k > this.links.length) this.compactOrGrow(k);
-      this.start[u] = this.linksUsed;
+      this.start[s] = this.linksUsed;
       this.linksUsed += k;
     }
-    const from = this.start[u]!;
+    const from = this.start[s]!;
     for (let i = 0; i < k; i++) {
       const t = targets[i]!;
       this.checkPage(t);
       this.links[from + i] = t;
     }
-    this.degree[u] = k;
+    this.degree[s] = k;
     this.liveLinks += k;
     if (k > 0 && zu !== 0) {
       const share = (c * zu) / k;
@@ -308,19 +336,49 @@ export class IncrementalPageRank {
     }
   }
 
+  /**
+   * Page u waits no more: it gets a slot, and its scores move back into its residuals (z[u] and
+   * h[u] to 0). That keeps r's definition (u has no out-links yet, so no other page's equation
+   * holds z[u]), and its links then carry its whole mass when it is pushed.
+   */
+  private startFetching(u: number): number {
+    const s = this.fetchedCount++;
+    if (s === this.r.length) {
+      const size = columnSize(this.r.length, s + 1, Uint8Array.BYTES_PER_ELEMENT);
+      this.r = grown(this.r, size);
+      if (this.guessing) this.rh = grown(this.rh, size);
+      this.start = grown(this.start, size);
+      this.degree = grown(this.degree, size);
+      this.inQueue = grown(this.inQueue, size);
+    }
+    if (this.queue.length < this.fetchedCount) this.growQueue(Math.max(this.fetchedCount, 2 * this.queue.length));
+    this.slot[u] = s + 1;
+    this.r[s] = this.z[u]!;
+    this.mass -= this.z[u]!;
+    this.z[u] = 0;
+    if (this.guessing) {
+      this.rh[s] = this.h[u]!;
+      this.hMass -= this.h[u]!;
+      this.h[u] = 0;
+    }
+    if (this.r[s] !== 0 || (this.guessing && this.rh[s] !== 0)) this.enqueue(u, s);
+    return s;
+  }
+
   /** Adds out-links to page u's list (targets not in it yet). */
   addLinks(u: number, targets: ArrayLike<number>): void {
     if (targets.length === 0) return;
-    const from = this.start[u]!;
-    const all = Array.from(this.links.subarray(from, from + this.degree[u]!));
+    const all = Array.from(this.outLinks(u));
     for (let i = 0; i < targets.length; i++) all.push(targets[i]!);
     this.setLinks(u, all);
   }
 
   /** The out-links of page u (a view: copy it to keep it). */
   outLinks(u: number): Int32Array {
-    const from = this.start[u]!;
-    return this.links.subarray(from, from + this.degree[u]!);
+    const s = this.slot[u]! - 1;
+    if (s < 0) return this.links.subarray(0, 0);
+    const from = this.start[s]!;
+    return this.links.subarray(from, from + this.degree[s]!);
   }
 
   /** The push threshold that bounds the normalised vector's L1 error by about `tolerance`. */
@@ -346,14 +404,14 @@ export class IncrementalPageRank {
    * (then converged is false and the next call carries on). With the guess a push moves z's
    * residual, h's, or both along the page's links (visited once), each only when it is above its
    * own threshold: most pushes are z's alone (h is kept looser, GUESS_TOLERANCE_FACTOR) and cost
-   * what they cost without the guess.
+   * what they cost without the guess. What reaches a waiting page goes into its score at once.
    */
   solve(tolerance: number = INCREMENTAL_PAGERANK_DEFAULTS.tolerance, maxEdgeVisits = Infinity): PushReport {
     const theta = this.threshold(tolerance);
     const guess = this.guessing;
     const thetaH = this.guessThreshold(tolerance * GUESS_TOLERANCE_FACTOR);
     const c = this.damping;
-    const { z, r, h, rh, start, degree, links, inQueue } = this;
+    const { z, h, slot, r, rh, start, degree, links, inQueue } = this;
     let pushes = 0;
     let edgeVisits = 0;
     while (this.queued > 0) {
@@ -363,46 +421,64 @@ export class IncrementalPageRank {
         return { pushes, edgeVisits, converged: false };
       }
       const v = this.dequeue();
-      inQueue[v] = 0;
-      const rv = r[v]!;
-      const hv = guess ? rh[v]! : 0;
+      const sv = slot[v]! - 1;
+      inQueue[sv] = 0;
+      const rv = r[sv]!;
+      const hv = guess ? rh[sv]! : 0;
       const moveZ = Math.abs(rv) > theta;
       const moveH = Math.abs(hv) > thetaH;
       if (!moveZ && !moveH) continue;
       if (moveZ) {
-        r[v] = 0;
+        r[sv] = 0;
         z[v]! += rv;
         this.mass += rv;
       }
       if (moveH) {
-        rh[v] = 0;
+        rh[sv] = 0;
         h[v]! += hv;
         this.hMass += hv;
       }
       pushes++;
-      const k = degree[v]!;
+      const k = degree[sv]!;
       if (k === 0) continue;
-      const from = start[v]!;
+      const from = start[sv]!;
       const end = from + k;
       const share = moveZ ? (c * rv) / k : 0;
       const shareH = moveH ? (c * hv) / k : 0;
+      let toWaiting = 0;
       if (moveZ && !moveH) {
         for (let e = from; e < end; e++) {
           const w = links[e]!;
-          const value = r[w]! + share;
-          r[w] = value;
-          if (inQueue[w] === 0 && Math.abs(value) > theta) this.enqueue(w);
+          const sw = slot[w]! - 1;
+          if (sw < 0) {
+            z[w]! += share;
+            toWaiting++;
+            continue;
+          }
+          const value = r[sw]! + share;
+          r[sw] = value;
+          if (inQueue[sw] === 0 && Math.abs(value) > theta) this.enqueue(w, sw);
         }
+        this.mass += share * toWaiting;
       } else {
         // h moves (z too when moveZ; share is 0 otherwise).
         for (let e = from; e < end; e++) {
           const w = links[e]!;
-          const value = r[w]! + share;
-          r[w] = value;
-          const valueH = rh[w]! + shareH;
-          rh[w] = valueH;
-          if (inQueue[w] === 0 && (Math.abs(value) > theta || Math.abs(valueH) > thetaH)) this.enqueue(w);
+          const sw = slot[w]! - 1;
+          if (sw < 0) {
+            z[w]! += share;
+            h[w]! += shareH;
+            toWaiting++;
+            continue;
+          }
+          const value = r[sw]! + share;
+          r[sw] = value;
+          const valueH = rh[sw]! + shareH;
+          rh[sw] = valueH;
+          if (inQueue[sw] === 0 && (Math.abs(value) > theta || Math.abs(valueH) > thetaH)) this.enqueue(w, sw);
         }
+        this.mass += share * toWaiting;
+        this.hMass += shareH * toWaiting;
       }
       edgeVisits += k;
     }
@@ -416,118 +492,175 @@ export class IncrementalPageRank {
     return this.queued > 0;
   }
 
-  /** Recomputes the residual from z and its definition (one pass over the links); queues every page. */
+  /**
+   * Recomputes the residual from z and its definition (one pass over the links); queues every
+   * fetched page. A waiting page's score is set to what its definition gives (its source and what
+   * its fetched in-neighbours send), its residual being always zero.
+   */
   refreshResidual(): void {
     const c = this.damping;
-    const { z, r, start, degree, links } = this;
+    const { z, slot, r, start, degree, links } = this;
     const n = this.n;
-    let mass = 0;
     for (let v = 0; v < n; v++) {
-      r[v] = 1 - c - z[v]!;
-      mass += z[v]!;
+      const s = slot[v]! - 1;
+      if (s >= 0) r[s] = 1 - c - z[v]!;
+      else z[v] = 1 - c;
     }
     for (let u = 0; u < n; u++) {
-      const k = degree[u]!;
+      const s = slot[u]! - 1;
+      if (s < 0) continue;
+      const k = degree[s]!;
       if (k === 0 || z[u] === 0) continue;
       const share = (c * z[u]!) / k;
-      const from = start[u]!;
-      for (let e = from; e < from + k; e++) r[links[e]!]! += share;
+      const from = start[s]!;
+      for (let e = from; e < from + k; e++) {
+        const w = links[e]!;
+        const sw = slot[w]! - 1;
+        if (sw >= 0) r[sw]! += share;
+        else z[w]! += share;
+      }
     }
+    let mass = 0;
+    for (let v = 0; v < n; v++) mass += z[v]!;
     this.mass = mass;
     if (this.guessing) {
       const { h, rh } = this;
-      let hMass = 0;
       for (let v = 0; v < n; v++) {
-        rh[v] = -h[v]!;
-        hMass += h[v]!;
+        const s = slot[v]! - 1;
+        if (s >= 0) rh[s] = -h[v]!;
+        else h[v] = 0;
       }
       for (let u = 0; u < n; u++) {
-        const k = degree[u]!;
+        const s = slot[u]! - 1;
+        if (s < 0) continue;
+        const k = degree[s]!;
         if (k === 0) continue;
         const share = 1 + (c * h[u]!) / k;
-        const from = start[u]!;
-        for (let e = from; e < from + k; e++) rh[links[e]!]! += share;
+        const from = start[s]!;
+        for (let e = from; e < from + k; e++) {
+          const w = links[e]!;
+          const sw = slot[w]! - 1;
+          if (sw >= 0) rh[sw]! += share;
+          else h[w]! += share;
+        }
       }
+      let hMass = 0;
+      for (let v = 0; v < n; v++) hMass += h[v]!;
       this.hMass = hMass;
     }
-    for (let v = 0; v < n; v++) if (this.inQueue[v] === 0) this.enqueue(v);
+    for (let v = 0; v < n; v++) {
+      const s = slot[v]! - 1;
+      if (s >= 0 && this.inQueue[s] === 0) this.enqueue(v, s);
+    }
   }
 
   /** An upper bound of the normalised vector's L1 error: 2 ||r||_1 / ((1 - c) ||z||_1). */
   errorBound(): number {
     let total = 0;
-    for (let v = 0; v < this.n; v++) total += Math.abs(this.r[v]!);
+    for (let s = 0; s < this.fetchedCount; s++) total += Math.abs(this.r[s]!);
     const mass = Math.max(this.mass, 1e-300);
     return (2 * total) / ((1 - this.damping) * mass);
   }
 
   /**
-   * The live estimate, normalised to sum 1 (a new array of `pages` entries): with the guess,
-   * z + beta h (see the header); else, or while no fetched page has links, exactScores().
+   * What a vector's entry v is: (z[v] + beta h[v]) / total. With the guess, beta is the waiting
+   * pages' share of the links seen (the header's beta); without it, or when it cannot be formed
+   * (nothing seen or waiting yet; an unconverged h making the denominator non-positive), 0.
    */
-  scores(): Float64Array {
-    if (!this.guessing || this.seenLinks === 0) return this.exactScores();
-    const c = this.damping;
-    const { z, h, fetched } = this;
-    let waitingZ = 0;
-    let waitingH = 0;
-    for (let v = 0; v < this.n; v++) {
-      if (fetched[v] === 1) continue;
-      waitingZ += z[v]!;
-      waitingH += h[v]!;
+  private combination(exact: boolean): { beta: number; total: number } {
+    const { z, h, slot } = this;
+    let beta = 0;
+    if (!exact && this.guessing && this.seenLinks > 0) {
+      let waitingZ = 0;
+      let waitingH = 0;
+      for (let v = 0; v < this.n; v++) {
+        if (slot[v] !== 0) continue;
+        waitingZ += z[v]!;
+        waitingH += h[v]!;
+      }
+      const denominator = this.seenLinks - this.damping * waitingH;
+      // Positive for the exact vectors (the guessed chain is substochastic); an unconverged h could
+      // break that, and then the guess is left out of this vector.
+      if (waitingZ !== 0 && denominator > 0) beta = (this.damping * waitingZ) / denominator;
     }
-    const denominator = this.seenLinks - c * waitingH;
-    // Positive for the exact vectors (the guessed chain is substochastic); an unconverged h could
-    // break that, and then the guess is left out of this vector.
-    if (waitingZ === 0 || !(denominator > 0)) return this.exactScores();
-    const beta = (c * waitingZ) / denominator;
-    const x = new Float64Array(this.n);
     let total = 0;
-    for (let v = 0; v < this.n; v++) {
-      x[v] = z[v]! + beta * h[v]!;
-      total += x[v]!;
-    }
+    if (beta === 0) for (let v = 0; v < this.n; v++) total += z[v]!;
+    else for (let v = 0; v < this.n; v++) total += z[v]! + beta * h[v]!;
+    return { beta, total };
+  }
+
+  /** The vector (the guess combined in, while guessing), normalised to sum 1: a new array. */
+  scores(): Float64Array {
+    return this.vector(false);
+  }
+
+  /**
+   * The k best pages of scores() (exactScores() if `exact`), best first, [page, score], without
+   * building the vector: what a crawl shows while it runs needs no more (issue 38: a vector of
+   * every known page, published each second, was 8 to 24 bytes of the crawler's RAM per page).
+   */
+  top(k: number, exact = false): Array<[number, number]> {
+    const { beta, total } = this.combination(exact);
+    const { z, h } = this;
+    // Divided as vector() divides, so that the values are the vector's own, bit for bit.
+    const divisor = total > 0 ? total : 1;
+    const scoreOf = beta === 0 ? (v: number): number => z[v]! / divisor : (v: number): number => (z[v]! + beta * h[v]!) / divisor;
+    return Array.from(topKBy(this.n, scoreOf, k), (v) => [v, scoreOf(v)]);
+  }
+
+  private vector(exact: boolean): Float64Array {
+    const { beta, total } = this.combination(exact);
+    const { z, h } = this;
+    const x = new Float64Array(this.n);
+    for (let v = 0; v < this.n; v++) x[v] = beta === 0 ? z[v]! : z[v]! + beta * h[v]!;
     if (total > 0) for (let v = 0; v < this.n; v++) x[v]! /= total;
     return x;
   }
 
   /** Pages waiting (added, links never set): those the guess is for. */
   get waiting(): number {
-    let count = 0;
-    for (let v = 0; v < this.n; v++) if (this.fetched[v] === 0) count++;
-    return count;
+    return this.n - this.fetchedCount;
   }
 
   /** The PageRank of the graph as given (waiting pages dangling), normalised to sum 1 (a new array). */
   exactScores(): Float64Array {
-    const x = this.z.slice(0, this.n);
-    let total = 0;
-    for (let v = 0; v < this.n; v++) total += x[v]!;
-    if (total > 0) for (let v = 0; v < this.n; v++) x[v]! /= total;
-    return x;
+    return this.vector(true);
   }
 
   private checkPage(v: number): void {
     if (!(Number.isInteger(v) && v >= 0 && v < this.n)) throw new RangeError(`page ${v} is not one of the ${this.n} pages`);
   }
 
+  /** Adds to page w's residual (a waiting page: to its score at once). */
   private addResidual(w: number, amount: number): void {
-    this.r[w]! += amount;
-    if (this.inQueue[w] === 0) this.enqueue(w);
+    const s = this.slot[w]! - 1;
+    if (s < 0) {
+      this.z[w]! += amount;
+      this.mass += amount;
+      return;
+    }
+    this.r[s]! += amount;
+    if (this.inQueue[s] === 0) this.enqueue(w, s);
   }
 
   private addGuessResidual(w: number, amount: number): void {
-    this.rh[w]! += amount;
-    if (this.inQueue[w] === 0) this.enqueue(w);
+    const s = this.slot[w]! - 1;
+    if (s < 0) {
+      this.h[w]! += amount;
+      this.hMass += amount;
+      return;
+    }
+    this.rh[s]! += amount;
+    if (this.inQueue[s] === 0) this.enqueue(w, s);
   }
 
   // The queue is a ring; a wrap by comparison rather than % (an integer division per page).
-  private enqueue(v: number): void {
+  private enqueue(v: number, s: number): void {
     let at = this.head + this.queued;
     if (at >= this.queue.length) at -= this.queue.length;
     this.queue[at] = v;
     this.queued++;
-    this.inQueue[v] = 1;
+    this.inQueue[s] = 1;
   }
 
   private dequeue(): number {
@@ -538,7 +671,7 @@ export class IncrementalPageRank {
     return v;
   }
 
-  /** The queue holds each page at most once: capacity = page capacity. */
+  /** The queue holds each fetched page at most once: its length follows the fetched pages. */
   private growQueue(size: number): void {
     if (size <= this.queue.length) return;
     const next = new Int32Array(size);
@@ -552,17 +685,17 @@ export class IncrementalPageRank {
     if (this.liveLinks + k <= this.links.length / 2) {
       const next = new Int32Array(this.links.length);
       let used = 0;
-      for (let u = 0; u < this.n; u++) {
-        const from = this.start[u]!;
-        const d = this.degree[u]!;
+      for (let s = 0; s < this.fetchedCount; s++) {
+        const from = this.start[s]!;
+        const d = this.degree[s]!;
         next.set(this.links.subarray(from, from + d), used);
-        this.start[u] = used;
+        this.start[s] = used;
         used += d;
       }
       this.links = next;
       this.linksUsed = used;
       return;
     }
-    this.links = grownInt(this.links, this.linksUsed + k);
+    this.links = grown(this.links, columnSize(this.links.length, this.linksUsed + k, Int32Array.BYTES_PER_ELEMENT));
   }
 }

@@ -33,6 +33,7 @@
 import { OptionError } from '../errors.js';
 import { PartitionedMaxHeap } from '../util/partitioned-heap.js';
 import { Random } from '../util/random.js';
+import { columnSize, reservedArrays } from '../util/typed-arrays.js';
 
 export type OpicStrategy = 'greedy' | 'random' | 'cycle';
 export const OPIC_STRATEGIES: readonly OpicStrategy[] = ['greedy', 'random', 'cycle'];
@@ -50,6 +51,12 @@ export interface OpicOptions {
   reselectRead?: boolean;
   /** Keep the list of pages whose state changed, for checkpoints (takeChanges): false. */
   trackChanges?: boolean;
+  /**
+   * Pages the per-page arrays are reserved for at once (a crawl: as many as its memory budget can
+   * hold; util/typed-arrays.ts, reservedArray): only the pages added cost RAM. More pages still
+   * fit, by doubling. 0: start small.
+   */
+  capacity?: number;
 }
 
 /** A page's state as stored: raw cash and the pool counters it had seen (see cashOf). */
@@ -108,13 +115,13 @@ export class Opic {
    * Greedy's priority structure: one heap per (group, class), class = (read? 0 : 1) + (focus? 2 : 0),
    * keyed by cash minus what the class's pools already owe (the same offset for a whole class).
    */
-  private readonly heap = new PartitionedMaxHeap(4);
+  private readonly heap: PartitionedMaxHeap;
   private readonly reselectRead: boolean;
   private readonly trackChanges: boolean;
   private dirty: Uint8Array = new Uint8Array(16);
   private changed: number[] = [];
-  private marks: Int32Array = new Int32Array(16);
-  private markGeneration = 0;
+  /** A read's distinct children (a set reused from read to read, not a mark per page: issue 38). */
+  private readonly children = new Set<number>();
   private readonly random: Random;
   private cyclePosition = 0;
 
@@ -137,6 +144,19 @@ export class Opic {
     this.random = new Random(options.seed ?? 1);
     this.reselectRead = options.reselectRead ?? true;
     this.trackChanges = options.trackChanges ?? false;
+    const capacity = options.capacity ?? 0;
+    this.heap = new PartitionedMaxHeap(4, capacity);
+    // Room for `capacity` pages at once, views of one buffer (util/typed-arrays.ts); refused, the
+    // arrays start small and grow. The pool marks of the discovery and focus shares come apart.
+    const reserved =
+      capacity > this.cash.length
+        ? reservedArrays<[Float64Array, Float64Array, Float64Array, Float64Array, Uint32Array, Uint8Array, Uint8Array]>(capacity, Float64Array, Float64Array, Float64Array, Float64Array, Uint32Array, Uint8Array, Uint8Array)
+        : null;
+    if (reserved !== null) {
+      [this.cash, this.history, this.lastRead, this.seenAll, this.readCount, this.flags, this.dirty] = reserved;
+      if (this.seenUnread !== null) this.seenUnread = new Float64Array(capacity);
+      if (this.seenFocus !== null) this.seenFocus = new Float64Array(capacity);
+    }
   }
 
   /** A graph of `pages` pages known from the start, each with cash 1/pages (the paper's initial state). */
@@ -176,7 +196,7 @@ export class Opic {
    */
   addPage(focus = false, group = 0): number {
     const id = this.pageCount++;
-    if (id === this.cash.length) this.grow(2 * id);
+    if (id === this.cash.length) this.grow(columnSize(id, id + 1));
     this.flags[id] = focus ? FOCUS : 0;
     this.seenAll[id] = this.all;
     if (this.seenUnread !== null) this.seenUnread[id] = this.unread;
@@ -192,7 +212,7 @@ export class Opic {
   /** Adds a page with a saved state (see pageState), after restoreGlobals. */
   restorePage(state: OpicPageState, group = 0): number {
     const id = this.pageCount++;
-    if (id === this.cash.length) this.grow(2 * id);
+    if (id === this.cash.length) this.grow(columnSize(id, id + 1));
     this.cash[id] = state.cash;
     this.history[id] = state.history;
     this.lastRead[id] = state.lastRead;
@@ -369,31 +389,19 @@ export class Opic {
     if (this.selectable(i)) this.heap.set(i, this.heapKey(i), this.partOfPage(i));
     else this.heap.remove(i);
     this.touch(i);
-    // Distinct children other than i itself.
-    const generation = ++this.markGeneration;
-    this.marks[i] = generation;
-    let children = 0;
+    // Distinct children other than i itself, credited in the order of their first link.
+    const children = this.children;
+    children.clear();
     for (let k = 0; k < outLinks.length; k++) {
       const j = outLinks[k]!;
       if (j < 0 || j >= this.pageCount) throw new OptionError('outLinks', `page ${j} is not a known page (0..${this.pageCount - 1})`);
-      if (this.marks[j] !== generation) {
-        this.marks[j] = generation;
-        children++;
-      }
+      if (j !== i) children.add(j);
     }
     let toVirtual = amount;
-    if (children > 0 && amount > 0) {
-      const share = (this.damping * amount) / children;
-      this.markGeneration++;
-      const seen = this.markGeneration;
-      this.marks[i] = seen;
-      for (let k = 0; k < outLinks.length; k++) {
-        const j = outLinks[k]!;
-        if (this.marks[j] === seen) continue;
-        this.marks[j] = seen;
-        this.credit(j, share);
-      }
-      toVirtual = amount - share * children;
+    if (children.size > 0 && amount > 0) {
+      const share = (this.damping * amount) / children.size;
+      for (const j of children) this.credit(j, share);
+      toVirtual = amount - share * children.size;
     }
     this.payOutVirtual(toVirtual);
     return amount;
@@ -489,31 +497,30 @@ export class Opic {
     return key;
   }
 
+  /** Every per-page array at `size` entries; all or none are replaced (a refusal throws RangeError). */
   private grow(size: number): void {
-    const f64 = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(size);
+    const copy = <T extends Float64Array | Uint32Array | Uint8Array | Int32Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(size);
       b.set(a);
       return b;
     };
-    this.cash = f64(this.cash);
-    this.history = f64(this.history);
-    this.lastRead = f64(this.lastRead);
-    this.seenAll = f64(this.seenAll);
-    if (this.seenUnread !== null) this.seenUnread = f64(this.seenUnread);
-    if (this.seenFocus !== null) this.seenFocus = f64(this.seenFocus);
-    const readCount = new Uint32Array(size);
-    readCount.set(this.readCount);
+    const cash = copy(this.cash);
+    const history = copy(this.history);
+    const lastRead = copy(this.lastRead);
+    const seenAll = copy(this.seenAll);
+    const seenUnread = this.seenUnread === null ? null : copy(this.seenUnread);
+    const seenFocus = this.seenFocus === null ? null : copy(this.seenFocus);
+    const readCount = copy(this.readCount);
+    const flags = copy(this.flags);
+    const dirty = this.trackChanges ? copy(this.dirty) : this.dirty;
+    this.cash = cash;
+    this.history = history;
+    this.lastRead = lastRead;
+    this.seenAll = seenAll;
+    this.seenUnread = seenUnread;
+    this.seenFocus = seenFocus;
     this.readCount = readCount;
-    const flags = new Uint8Array(size);
-    flags.set(this.flags);
     this.flags = flags;
-    const marks = new Int32Array(size);
-    marks.set(this.marks);
-    this.marks = marks;
-    if (this.trackChanges) {
-      const dirty = new Uint8Array(size);
-      dirty.set(this.dirty);
-      this.dirty = dirty;
-    }
+    this.dirty = dirty;
   }
 }

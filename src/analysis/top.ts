@@ -3,13 +3,17 @@
  * ordered by increasing id so results are reproducible.
  */
 export function topK(scores: ArrayLike<number>, k: number): Int32Array {
-  const n = scores.length;
+  return topKBy(scores.length, (v) => scores[v]!, k);
+}
+
+/** The same over n pages whose scores `scoreOf` computes (no vector of them is built). */
+export function topKBy(n: number, scoreOf: (v: number) => number, k: number): Int32Array {
   const size = Math.max(0, Math.min(k, n));
   if (size === 0) return new Int32Array(0);
   // "a before b" in the final order.
   const better = (a: number, b: number): boolean => {
-    const sa = scores[a]!;
-    const sb = scores[b]!;
+    const sa = scoreOf(a);
+    const sb = scoreOf(b);
     return sa > sb || (sa === sb && a < b);
   };
   if (size * 4 >= n) {

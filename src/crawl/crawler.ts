@@ -16,6 +16,7 @@
  * second; a crawl stopped in any way resumes from its last checkpoint.
  */
 import type { HostRenderReport } from './render-policy.js';
+import { readFileSync } from 'node:fs';
 import { hostname as machineName, tmpdir } from 'node:os';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { AdaptiveOpic } from '../analysis/adaptive-opic.js';
@@ -27,7 +28,7 @@ import { StoreFailureError, storeFailure } from '../store/store-failure.js';
 import { settleWithin } from '../util/settle.js';
 import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
-import { liveRankState, topOfVector } from './live-state.js';
+import { liveRankState } from './live-state.js';
 import type { DnsCounters } from './dns-cache.js';
 import type { ConnectionCounters } from './connections.js';
 import type { Host, Server } from './hosts.js';
@@ -144,12 +145,26 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0)
 /** Longest wait for the crawl lock's release at the end of a crawl, ms. */
 const RELEASE_WAIT_MS = 5000;
 
+/**
+ * The process's largest resident set so far (bytes): what a crawl cost at its worst. On Linux from
+ * /proc/self/status (VmHWM): getrusage's maxRSS is kept across execve, so a crawl started by a
+ * large process (a test runner, a server) would report that process's size as its own.
+ */
+function peakRss(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match !== null) return Number(match[1]) * 1024;
+  } catch {
+    // Not Linux, or /proc unreadable: the rusage figure below.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
 function memoryNow(): CrawlReport['memory'] {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') gc();
   const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
-  // The process's largest resident set so far (bytes): what a crawl cost at its worst.
-  return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function', peakRss: process.resourceUsage().maxRSS * 1024 };
+  return { rss, heapUsed, arrayBuffers, collected: typeof gc === 'function', peakRss: peakRss() };
 }
 
 export class Crawler extends PagePipeline {
@@ -203,6 +218,7 @@ export class Crawler extends PagePipeline {
         reselectRead: settings.refresh || recrawl,
         trackChanges: true,
         seed: settings.seed,
+        capacity: this.pageCapacity,
       },
     );
     this.frontier = new Frontier(this.opic.opic, {
@@ -264,6 +280,8 @@ export class Crawler extends PagePipeline {
           damping: this.settings.damping,
           intervalMs: this.settings.liveIntervalMs,
           inlineEdges: this.settings.liveInlineEdges,
+          capacity: this.pageCapacity,
+          fullVectors: this.settings.strategy === 'pagerank',
           onVector: (vector) => this.onLiveVector(vector),
           onError: (error) => this.fail(error),
         });
@@ -418,7 +436,17 @@ export class Crawler extends PagePipeline {
    * 200,000 new pages raised the crawl's peak RSS by 200 bytes per known URL: BENCHMARKS.md.)
    */
   private waitsForStore(): boolean {
-    if (this.writing === null) return false;
+    return this.writing !== null && this.batchFull();
+  }
+
+  /**
+   * A checkpoint's worth is pending: `checkpointPages` fetches, or 10 times as many links or new
+   * pages. The last two bound what a batch holds on a site whose pages bring many new ones (the wide
+   * site: 200 each, so 400,000 new pages in 2,000 fetches): the batch is built as objects on the
+   * JavaScript heap before it is packed for the store, about 600 bytes a new page, and that peak
+   * came on top of the crawl's own memory (issue 38).
+   */
+  private batchFull(): boolean {
     const limit = this.settings.checkpointPages;
     return this.batch.size >= limit || this.batch.linkCount >= 10 * limit || this.batch.newPages(this.opic.pages) >= 10 * limit;
   }
@@ -470,7 +498,7 @@ export class Crawler extends PagePipeline {
     // when empty: the page no longer waits, so the live estimate stops guessing its links.
     this.live?.setLinks(id, out);
     this.frontier.fetched(id, out);
-    if (this.batch.size >= this.settings.checkpointPages) void this.checkpoint();
+    if (this.batchFull()) void this.checkpoint();
   }
 
   protected laterLink(source: number, link: FoundLink): void {
@@ -766,7 +794,7 @@ export class Crawler extends PagePipeline {
       vector === null
         ? null
         : {
-            top: topOfVector(vector.scores, k).map(([id, importance]) => ({ url: this.urls.url(id), importance })),
+            top: vector.top.slice(0, k).map(([id, importance]) => ({ url: this.urls.url(id), importance })),
             pages: vector.pages,
             ageMs: Date.now() - this.live!.latestAt,
           };

@@ -6,7 +6,7 @@
  * between) and the normalised vector is published. Idle when nothing changed.
  */
 import { IncrementalPageRank, type IncrementalPageRankState } from '../analysis/incremental-pagerank.js';
-import { type LiveVector, OP_ADD, OP_GROW, OP_SET } from './live-rank-protocol.js';
+import { LIVE_VECTOR_TOP, type LiveVector, OP_ADD, OP_GROW, OP_SET } from './live-rank-protocol.js';
 
 export interface LiveLoopOptions {
   /** Least time between the starts of two updates, ms. */
@@ -15,6 +15,10 @@ export interface LiveLoopOptions {
   tolerance: number;
   /** Guess a waiting page's unseen links from the links seen (IncrementalPageRank's guessUnfetched). */
   guessUnfetched: boolean;
+  /** Publish the whole vector every time, not only its best pages (LiveVector.scores). */
+  fullVectors?: boolean;
+  /** Pages the engine's per-page arrays are reserved for (IncrementalPageRank's capacity; 0: start small). */
+  capacity?: number;
   /** Links followed per slice of work. */
   sliceEdges: number;
   /** CPU time the updates have used so far, ms (the thread's clock in the worker; the busy time on the crawler's thread). */
@@ -56,7 +60,7 @@ export class LiveUpdateLoop {
     private readonly failed: (error: unknown) => void,
     from: LiveLoopStart | null = null,
   ) {
-    this.engine = from === null ? new IncrementalPageRank(damping, { guessUnfetched: options.guessUnfetched }) : IncrementalPageRank.fromState(from.state);
+    this.engine = from === null ? new IncrementalPageRank(damping, { guessUnfetched: options.guessUnfetched, capacity: options.capacity ?? 0 }) : IncrementalPageRank.fromState(from.state);
     this.version = from?.version ?? 0;
     this.busyMs = from?.busyMs ?? 0;
     if (from !== null && this.engine.pending) this.schedule();
@@ -170,7 +174,8 @@ export class LiveUpdateLoop {
       pages: engine.pages,
       links: engine.linkCount,
       // The final vector is the PageRank of the graph received (pages still waiting then are dangling, as stored).
-      scores: final ? engine.exactScores() : engine.scores(),
+      scores: final ? engine.exactScores() : this.options.fullVectors === true ? engine.scores() : new Float64Array(0),
+      top: engine.top(LIVE_VECTOR_TOP, final),
       converged: !engine.pending,
       final,
       errorBound,

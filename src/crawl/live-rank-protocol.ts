@@ -20,6 +20,10 @@ export interface LiveWorkerOptions {
   tolerance: number;
   /** Vectors while crawling guess the waiting pages' links from the links seen (the final one never does). */
   guessUnfetched: boolean;
+  /** Publish the whole vector every time (the pagerank strategy), not only its best pages. */
+  fullVectors: boolean;
+  /** Pages the engine's per-page arrays are reserved for (the crawl's page capacity; 0: start small). */
+  capacity: number;
 }
 
 /** What the worker starts with: its options, and the state built on the crawler's thread (or null). */
@@ -29,6 +33,9 @@ export interface LiveWorkerData {
   /** CPU the updates used on the crawler's thread before the hand-over, ms. */
   cpuMsBefore: number;
 }
+
+/** Best pages in every published vector (what progress lines, checkpoints and the GUI show). */
+export const LIVE_VECTOR_TOP = 1000;
 
 export type ToWorker = { type: 'changes'; ops: Int32Array } | { type: 'finish'; tolerance: number };
 
@@ -40,8 +47,13 @@ export interface LiveVector {
   /** Pages the vector covers (ids 0 .. pages - 1). */
   pages: number;
   links: number;
-  /** PageRank estimate, sums to 1. */
+  /**
+   * PageRank estimate, sums to 1: in the final vector, and in every vector when the crawl asked for
+   * them (fullVectors: the pagerank strategy orders its frontier by them); else empty (length 0).
+   */
   scores: Float64Array;
+  /** The LIVE_VECTOR_TOP best pages of the estimate, best first: [page id, score]. */
+  top: Array<[number, number]>;
   /** False while changes received were not all worked in yet (an intermediate vector). */
   converged: boolean;
   /** The answer to 'finish': residual recomputed and solved to its tolerance. */

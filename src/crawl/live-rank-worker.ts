@@ -59,6 +59,8 @@ const loop = new LiveUpdateLoop(
     intervalMs: data.options.intervalMs,
     tolerance: data.options.tolerance,
     guessUnfetched: data.options.guessUnfetched,
+    capacity: data.options.capacity,
+    fullVectors: data.options.fullVectors,
     sliceEdges: SLICE_EDGES,
     // The updates' CPU before the hand-over (on the crawler's thread), then this thread's.
     cpuMs: () => data.cpuMsBefore + threadCpuMs(),

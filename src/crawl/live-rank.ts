@@ -13,7 +13,7 @@
  * updates run changes their timing, not what they compute.
  */
 import { Worker } from 'node:worker_threads';
-import { INCREMENTAL_PAGERANK_DEFAULTS } from '../analysis/incremental-pagerank.js';
+import { INCREMENTAL_PAGERANK_DEFAULTS, IncrementalPageRank } from '../analysis/incremental-pagerank.js';
 import { LiveUpdateLoop } from './live-rank-loop.js';
 import { type FromWorker, type LiveVector, type LiveWorkerData, type LiveWorkerOptions, OP_ADD, OP_GROW, OP_SET, type ToWorker } from './live-rank-protocol.js';
 
@@ -42,6 +42,13 @@ export interface LiveRankOptions {
    * the graph sent either way.
    */
   guessUnfetched?: boolean;
+  /** Pages the engine's per-page arrays are reserved for (the crawl's page capacity; 0: start small). */
+  capacity?: number;
+  /**
+   * Every vector whole (the pagerank strategy needs them); false, the default: the intermediate
+   * vectors carry their best pages only (LiveVector.top), the final one is whole.
+   */
+  fullVectors?: boolean;
   /** Links the updates may follow on this thread before they move to a worker: LIVE_INLINE_EDGES (0: a worker from the start). */
   inlineEdges?: number;
   /** Called on the crawler's thread with each vector published. */
@@ -114,6 +121,8 @@ export class LiveRank {
       intervalMs: options.intervalMs ?? 1000,
       tolerance: options.tolerance ?? INCREMENTAL_PAGERANK_DEFAULTS.tolerance,
       guessUnfetched: options.guessUnfetched ?? true,
+      capacity: options.capacity ?? 0,
+      fullVectors: options.fullVectors ?? false,
     };
     this.inlineEdges = options.inlineEdges ?? LIVE_INLINE_EDGES;
     if (this.inlineEdges <= 0) this.startWorker();
@@ -124,6 +133,8 @@ export class LiveRank {
           intervalMs: this.workerOptions.intervalMs,
           tolerance: this.workerOptions.tolerance,
           guessUnfetched: this.workerOptions.guessUnfetched,
+          capacity: this.workerOptions.capacity,
+          fullVectors: this.workerOptions.fullVectors,
           sliceEdges: INLINE_SLICE_EDGES,
           // On this thread the updates' CPU is their busy time (no per-thread clock to read).
           cpuMs: () => loop.busyMs,
@@ -236,7 +247,7 @@ export class LiveRank {
       inline.stop();
       const state = inline.engine.exportState();
       data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs }, cpuMsBefore: inline.busyMs };
-      for (const array of [state.z, state.r, state.h, state.rh, state.fetched, state.start, state.degree, state.links, state.queue, state.inQueue]) transfer.push(array.buffer as ArrayBuffer);
+      transfer.push(...IncrementalPageRank.buffersOf(state));
       // The changes still queued (made during the last update) go to the worker with the next flush.
     }
     const worker = new Worker(new URL('./live-rank-worker.js', import.meta.url), { workerData: data, transferList: transfer });

@@ -5,6 +5,7 @@
  * the crawl runs. The whole vector is saved as a run ('live') when the crawl
  * ends.
  */
+import { topK } from '../analysis/top.js';
 import { storeId } from './checkpoint.js';
 import type { LiveVector } from './live-rank-protocol.js';
 
@@ -28,22 +29,7 @@ export interface LiveRankState {
 
 /** The k best pages of a vector, best first (ties: smaller id first). */
 export function topOfVector(scores: Float64Array, k: number): Array<[number, number]> {
-  const ids: number[] = [];
-  // A bounded selection: keep the best k seen, with its smallest value for a quick rejection.
-  let floor = -Infinity;
-  for (let id = 0; id < scores.length; id++) {
-    const value = scores[id]!;
-    if (ids.length >= k && value <= floor) continue;
-    ids.push(id);
-    if (ids.length >= 2 * k) {
-      ids.sort((a, b) => scores[b]! - scores[a]! || a - b);
-      ids.length = k;
-      floor = scores[ids[k - 1]!]!;
-    }
-  }
-  ids.sort((a, b) => scores[b]! - scores[a]! || a - b);
-  if (ids.length > k) ids.length = k;
-  return ids.map((id) => [id, scores[id]!]);
+  return Array.from(topK(scores, k), (id) => [id, scores[id]!]);
 }
 
 export function liveRankState(vector: LiveVector, updatedAt: number, fetches: number): LiveRankState {
@@ -55,7 +41,7 @@ export function liveRankState(vector: LiveVector, updatedAt: number, fetches: nu
     fetches,
     converged: vector.converged,
     final: vector.final,
-    top: topOfVector(vector.scores, LIVE_STATE_TOP).map(([id, value]) => [storeId(id), value]),
+    top: vector.top.slice(0, LIVE_STATE_TOP).map(([id, value]) => [storeId(id), value]),
   };
 }
 

@@ -21,7 +21,7 @@
  */
 import { WgaError } from '../errors.js';
 import { type FetchRecord, GRAPH_LINK_KINDS, type LinkKind, type PageRole, REL_BITS } from '../store/store.js';
-import { grown } from '../util/typed-arrays.js';
+import { type ColumnConstructor, grownColumn, reservedArrays } from '../util/typed-arrays.js';
 import type { CrawlCounters } from './counters.js';
 import { type ExtractedLink, type ExtractedPage } from './extract.js';
 import { type FetchResult, Fetcher, HTML_TYPES, type ResourceAnswer, type Validators } from './fetcher.js';
@@ -31,7 +31,7 @@ import { DnsCache } from './dns-cache.js';
 import { type Host, HostTable, RobotsState, type Server, type SitemapTask } from './hosts.js';
 import { RobotsRules } from './robots.js';
 import { auditOf, fetchRecordOf, fetchRobotsRules } from './robots-fetch.js';
-import { type CompiledSettings, type CrawlSettings, dnsOptionsOf, ipDelayOf, perIpOf, renderConcurrencyOf } from './settings.js';
+import { type CompiledSettings, type CrawlSettings, dnsOptionsOf, ipDelayOf, pageCapacityOf, perIpOf, renderConcurrencyOf } from './settings.js';
 import { UrlTable } from './url-table.js';
 import { resolveUrl } from './url.js';
 import type { WarcWriter } from '../formats/warc-writer.js';
@@ -89,21 +89,37 @@ export interface PageOutcome {
   fetched: boolean;
 }
 
-/** Typed-array columns that grow with the pages. */
+/**
+ * Typed-array columns that grow with the pages. A column with an `empty` value other than 0 stores
+ * value XOR empty, so that a fresh (zeroed) array reads as empty without being filled: a column
+ * reserved for many pages (reserve) then costs RAM only for the pages written.
+ */
 export class Column<T extends Int32Array | Uint8Array | Uint16Array | Float64Array> {
-  /** `empty`: the value of entries never set. */
+  /** `empty`: the value of entries never set (integer columns only, when not 0). */
   constructor(
     public data: T,
     private readonly empty = 0,
-  ) {
-    if (empty !== 0) data.fill(empty);
+  ) {}
+  /**
+   * Room for `capacity` pages at once in each of `columns`, views of one buffer (util/typed-arrays.ts,
+   * reservedArrays); they stay as they are when that is refused.
+   */
+  static reserve(capacity: number, columns: ReadonlyArray<Column<Int32Array | Uint8Array | Uint16Array | Float64Array>>): void {
+    if (columns.some((column) => capacity <= column.data.length)) return;
+    const reserved = reservedArrays(capacity, ...columns.map((column) => column.data.constructor as ColumnConstructor<Int32Array | Uint8Array | Uint16Array | Float64Array>));
+    if (reserved === null) return;
+    columns.forEach((column, i) => {
+      reserved[i]!.set(column.data);
+      column.data = reserved[i]!;
+    });
   }
   set(i: number, value: number): void {
-    if (i >= this.data.length) this.data = grown(this.data, Math.max(i + 1, this.data.length * 2), this.empty);
-    this.data[i] = value;
+    if (i >= this.data.length) this.data = grownColumn(this.data, i + 1);
+    this.data[i] = this.empty === 0 ? value : value ^ this.empty;
   }
   get(i: number): number {
-    return i < this.data.length ? this.data[i]! : this.empty;
+    if (i >= this.data.length) return this.empty;
+    return this.empty === 0 ? this.data[i]! : this.data[i]! ^ this.empty;
   }
 }
 
@@ -152,6 +168,8 @@ export abstract class PagePipeline {
   protected readonly hosts: HostTable;
   /** Keys and URLs of the known pages, off the heap (url-table.ts); ids are the crawler's page ids. */
   protected readonly urls: UrlTable;
+  /** Pages the per-page columns are reserved for (settings.ts, pageCapacityOf). */
+  protected readonly pageCapacity: number;
   protected readonly hostOf = new Column(new Int32Array(1024), -1);
   protected readonly depth = new Column(new Uint16Array(1024));
   protected readonly state = new Column(new Uint8Array(1024));
@@ -163,8 +181,8 @@ export abstract class PagePipeline {
   /** Per page, RENDER_FLAGS: whether its served HTML had scripts, whether it was rendered (this session). */
   private readonly renderFlags = new Column(new Uint8Array(1024));
   /** Per page, the last pageLinks() call that put it in an out list (its generation). */
-  private readonly marks = new Column(new Int32Array(1024));
-  private markGeneration = 0;
+  /** The targets of the page being read that are in its out list (a set reused from page to page). */
+  private readonly inOut = new Set<number>();
   /** pageLinks()'s links of the page being read, per target and kind (one map, emptied for each page). */
   private readonly foundLinks = new Map<number, FoundLink>();
   /** Redirects (and refreshes) followed: source to target, for loops. */
@@ -225,7 +243,9 @@ export abstract class PagePipeline {
     protected readonly compiled: CompiledSettings,
     options: PipelineOptions,
   ) {
-    this.urls = new UrlTable({ spillDir: options.spillDir ?? null });
+    this.pageCapacity = pageCapacityOf(settings);
+    this.urls = new UrlTable({ spillDir: options.spillDir ?? null, capacity: this.pageCapacity });
+    Column.reserve(this.pageCapacity, [this.hostOf, this.depth, this.state, this.attempts, this.hops, this.role, this.outcome, this.renderFlags]);
     this.hosts = new HostTable(settings.perHost, settings.delayMs, perIpOf(settings), ipDelayOf(settings));
     this.dns = new DnsCache(dnsOptionsOf(settings));
     this.depthLinks = settings.maxDepth === null ? null : new DepthLinks();
@@ -960,16 +980,17 @@ export abstract class PagePipeline {
         this.follow(id, moved, 'refresh', out, links);
       }
     }
-    // A target of several kinds goes into out once (marks instead of a Set per page).
-    const mark = ++this.markGeneration;
-    for (const target of out) this.marks.set(target, mark);
+    // A target of several kinds goes into out once.
+    const inOut = this.inOut;
+    inOut.clear();
+    for (const target of out) inOut.add(target);
     let scripted = 0;
     for (const link of found.values()) {
       links.push(link);
       if ((link.rel & REL_BITS.script) !== 0) scripted++;
       this.depthLinks?.child(id, link.target, DEPTH_STEP[link.kind]);
-      if (IN_GRAPH[KIND_INDEX[link.kind]] === 1 && this.marks.get(link.target) !== mark) {
-        this.marks.set(link.target, mark);
+      if (IN_GRAPH[KIND_INDEX[link.kind]] === 1 && !inOut.has(link.target)) {
+        inOut.add(link.target);
         out.push(link.target);
       }
     }

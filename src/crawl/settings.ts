@@ -146,6 +146,22 @@ export function memoryBudgetOf(settings: CrawlSettings): number {
   return settings.memoryBytes ?? Math.floor(0.75 * totalmem());
 }
 
+/**
+ * Room the crawler's per-page columns (URL index, OPIC, Greedy's heap, the pipeline's, the live
+ * PageRank's) start with: 2^22 pages, about 600 MB of address space and no RAM until pages are
+ * known (util/typed-arrays.ts). Crawls of up to 4 million known pages never copy a column;
+ * larger ones grow them 8 times at a time. Bounded so that a process holding several crawls (the
+ * tests) stays far below the address space a fork may take (spawning Chromium, a child process).
+ */
+export const INITIAL_PAGE_ROOM = 2 ** 22;
+/** Bytes a known page reserves in all the columns together, at most: the room never exceeds budget / this. */
+export const RESERVED_BYTES_PER_PAGE = 160;
+
+/** Pages the per-page columns start with room for: INITIAL_PAGE_ROOM, less under a small --memory. */
+export function pageCapacityOf(settings: CrawlSettings): number {
+  return Math.min(INITIAL_PAGE_ROOM, Math.floor(memoryBudgetOf(settings) / RESERVED_BYTES_PER_PAGE));
+}
+
 /** The most requests at once a crawl takes (--concurrency, --per-host). */
 export const MAX_CONCURRENCY = 10_000;
 

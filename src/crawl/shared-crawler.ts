@@ -204,6 +204,7 @@ export class SharedCrawler extends PagePipeline {
     warc: WarcWriter | null,
   ) {
     super(settings, compileSettings(settings, seedHosts(settings)), { rereads: false, warc, spillDir: tmpdir() });
+    Column.reserve(this.pageCapacity, [this.dbId, this.part]);
     this.job = job;
     this.partitions = job.partitions;
     this.held = new Uint8Array(job.partitions);

@@ -15,17 +15,23 @@
  *   Text of a spilled page is read back from the file when asked for (a page being fetched, a
  *   report): one positional read, from the page cache most of the time. The file is unlinked as
  *   soon as it is opened, so nothing is left behind, even after kill -9.
- * - Per page in RAM: the fingerprint (8 bytes), the stream position (8), the two lengths (4) and
- *   1.4 to 2.9 hash slots of 4 bytes (the index is kept at most 70% full): 26 to 32 bytes, plus the
+ * - Records are appended in id order with no gap between them, so a page's stream position is that
+ *   of the first page of its block of POSITION_BLOCK ids plus the lengths of the records before it
+ *   in the block: one position (8 bytes) per block instead of one per page.
+ * - Per page in RAM: the fingerprint (8 bytes), the two lengths (4), a 32nd of a position and
+ *   1.4 to 2.9 hash slots of 4 bytes (the index is kept at most 70% full): 18 to 24 bytes, plus the
  *   text until it is spilled.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { grown } from '../util/typed-arrays.js';
+import { columnSize, grown, reservedArrays } from '../util/typed-arrays.js';
 
 /** Bytes of a text chunk once grown; a record never straddles two chunks. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 const EMPTY = 0;
+/** Pages per stored stream position (a power of two). */
+const POSITION_BLOCK = 32;
+const POSITION_SHIFT = 5;
 /** Keys and URLs longer than this (bytes) are refused (the crawler's URLs are at most 2,048). */
 const MAX_TEXT_BYTES = 65_535;
 /** The index is grown past this share of full slots. */
@@ -67,6 +73,8 @@ export interface UrlTableOptions {
   chunkBytes?: number;
   /** Where the spill file goes; null: text stays in RAM (`spill` does nothing). */
   spillDir?: string | null;
+  /** Pages the per-page columns are reserved for at once (typed-arrays.ts, reservedArray); more still fit, by doubling. */
+  capacity?: number;
 }
 
 export class UrlTable {
@@ -78,7 +86,8 @@ export class UrlTable {
   private file: number | null = null;
   private fpLow = new Uint32Array(1024);
   private fpHigh = new Uint32Array(1024);
-  private starts = new Float64Array(1024);
+  /** Stream position of the first record of each block of POSITION_BLOCK ids. */
+  private blockStarts = new Float64Array(1024 / POSITION_BLOCK);
   private keyBytes = new Uint16Array(1024);
   /** Bytes of the URL after its key; 0 when the URL is the key. */
   private urlBytes = new Uint16Array(1024);
@@ -92,8 +101,13 @@ export class UrlTable {
   private lastRead: { id: number; key: string; url: string } | null = null;
 
   constructor(options: UrlTableOptions | number = {}) {
-    const { chunkBytes = CHUNK_BYTES, spillDir = null } = typeof options === 'number' ? { chunkBytes: options } : options;
+    const { chunkBytes = CHUNK_BYTES, spillDir = null, capacity = 0 } = typeof options === 'number' ? { chunkBytes: options } : options;
     if (!(Number.isInteger(chunkBytes) && chunkBytes >= 16)) throw new RangeError(`chunk size ${chunkBytes}`);
+    const reserved = capacity > this.fpLow.length ? reservedArrays<[Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>, Uint16Array<ArrayBuffer>, Uint16Array<ArrayBuffer>]>(capacity, Uint32Array, Uint32Array, Uint16Array, Uint16Array) : null;
+    if (reserved !== null) {
+      [this.fpLow, this.fpHigh, this.keyBytes, this.urlBytes] = reserved;
+      this.blockStarts = new Float64Array(Math.ceil(capacity / POSITION_BLOCK));
+    }
     this.chunkBytes = chunkBytes;
     this.spillDir = spillDir;
     this.chunks = [{ buffer: Buffer.alloc(Math.min(chunkBytes, 64 * 1024)), start: 0, used: 0, lastId: -1 }];
@@ -126,9 +140,9 @@ export class UrlTable {
     const urlLength = url === key ? 0 : Buffer.byteLength(url, 'utf8');
     if (keyLength > MAX_TEXT_BYTES || urlLength > MAX_TEXT_BYTES) throw new RangeError(`URL of ${Math.max(keyLength, urlLength)} bytes: the table holds at most ${MAX_TEXT_BYTES}`);
     const id = this.count;
-    if (id === this.starts.length) {
-      const size = id * 2;
-      this.starts = grown(this.starts, size);
+    if (id === this.fpLow.length) {
+      const size = columnSize(id, id + 1, Uint16Array.BYTES_PER_ELEMENT);
+      this.blockStarts = grown(this.blockStarts, Math.ceil(size / POSITION_BLOCK));
       this.keyBytes = grown(this.keyBytes, size);
       this.urlBytes = grown(this.urlBytes, size);
       this.fpLow = grown(this.fpLow, size);
@@ -140,7 +154,7 @@ export class UrlTable {
     if (urlLength > 0) chunk.buffer.write(url, offset + keyLength, urlLength, 'utf8');
     chunk.used += keyLength + urlLength;
     chunk.lastId = id;
-    this.starts[id] = chunk.start + offset;
+    if ((id & (POSITION_BLOCK - 1)) === 0) this.blockStarts[id >>> POSITION_SHIFT] = chunk.start + offset;
     this.keyBytes[id] = keyLength;
     this.urlBytes[id] = urlLength;
     this.fpLow[id] = low;
@@ -196,7 +210,7 @@ export class UrlTable {
 
   private text(id: number, which: 'key' | 'url'): string {
     if (!(id >= 0 && id < this.count)) throw new RangeError(`no URL with id ${id}`);
-    const start = this.starts[id]!;
+    const start = this.position(id);
     const keyLength = this.keyBytes[id]!;
     const urlLength = this.urlBytes[id]!;
     if (start >= this.spilledEnd) {
@@ -217,6 +231,13 @@ export class UrlTable {
       this.lastRead = { id, key, url: urlLength === 0 ? key : this.readBack.toString('utf8', keyLength, length) };
     }
     return which === 'key' ? this.lastRead.key : this.lastRead.url;
+  }
+
+  /** Stream position of page `id`'s record: its block's, plus the records before it in the block. */
+  private position(id: number): number {
+    let position = this.blockStarts[id >>> POSITION_SHIFT]!;
+    for (let j = id & ~(POSITION_BLOCK - 1); j < id; j++) position += this.keyBytes[j]! + this.urlBytes[j]!;
+    return position;
   }
 
   /** The RAM chunk holding stream position `position` (the newest chunks are asked for most). */

@@ -17,7 +17,7 @@
  * within a part, smallest part first between parts (clusters included: a
  * cluster is ordered by its best part's key, then that part's number).
  */
-import { grown } from './typed-arrays.js';
+import { columnSize, grown, reservedArrays } from './typed-arrays.js';
 
 /**
  * Many binary max-heaps over disjoint ids (an id is in at most one of them), keyed by a stored key
@@ -148,9 +148,13 @@ const EMPTY = new Int32Array(0);
 
 export class PartitionedMaxHeap {
   readonly lanes: number;
-  /** partOf[item]: the item's part, kept while the item is out of the heap (-1 before its first set). */
+  /**
+   * partOf[item]: the item's part + 1, kept while the item is out of the heap (0 before its first
+   * set). position[item]: its index in its part's heap + 1, 0 when out of the heap. Both count from
+   * 1 so that a fresh array means "no item" without being filled: a large capacity reserved up
+   * front then costs RAM only for the items set (util/typed-arrays.ts, reservedArray).
+   */
   private partOf: Int32Array;
-  /** position[item]: index in its part's heap, or -1 when out of the heap. */
   private position: Int32Array;
   private keys: Float64Array;
   private heaps: Int32Array[] = [];
@@ -173,9 +177,8 @@ export class PartitionedMaxHeap {
 
   constructor(lanes = 1, capacity = 16) {
     this.lanes = lanes;
-    this.partOf = new Int32Array(Math.max(1, capacity)).fill(-1);
-    this.position = new Int32Array(Math.max(1, capacity)).fill(-1);
-    this.keys = new Float64Array(Math.max(1, capacity));
+    const reserved = capacity > 16 ? reservedArrays<[Int32Array, Int32Array, Float64Array]>(capacity, Int32Array, Int32Array, Float64Array) : null;
+    [this.partOf, this.position, this.keys] = reserved ?? [new Int32Array(16), new Int32Array(16), new Float64Array(16)];
   }
 
   get size(): number {
@@ -183,7 +186,7 @@ export class PartitionedMaxHeap {
   }
 
   has(item: number): boolean {
-    return item < this.position.length && this.position[item]! >= 0;
+    return item < this.position.length && this.position[item]! > 0;
   }
 
   key(item: number): number {
@@ -191,7 +194,7 @@ export class PartitionedMaxHeap {
   }
 
   part(item: number): number {
-    return item < this.partOf.length ? this.partOf[item]! : -1;
+    return item < this.partOf.length ? this.partOf[item]! - 1 : -1;
   }
 
   /** The best item of a lane among enabled parts, or -1. */
@@ -205,8 +208,8 @@ export class PartitionedMaxHeap {
   set(item: number, key: number, part: number): void {
     this.ensureItem(item);
     this.ensurePart(part);
-    if (this.position[item]! >= 0 && this.partOf[item] !== part) this.remove(item);
-    const at = this.position[item]!;
+    if (this.position[item]! > 0 && this.partOf[item] !== part + 1) this.remove(item);
+    const at = this.position[item]! - 1;
     const heap = this.heaps[part]!;
     if (at < 0) {
       let size = this.sizes[part]!;
@@ -216,10 +219,10 @@ export class PartitionedMaxHeap {
         array.set(heap);
         this.heaps[part] = array;
       }
-      this.partOf[item] = part;
+      this.partOf[item] = part + 1;
       this.keys[item] = key;
       array[size] = item;
-      this.position[item] = size;
+      this.position[item] = size + 1;
       this.sizes[part] = ++size;
       this.count++;
       this.siftUp(part, size - 1);
@@ -239,23 +242,23 @@ export class PartitionedMaxHeap {
       if (item < this.keys.length) this.keys[item] = key;
       return;
     }
-    this.set(item, key, this.partOf[item]!);
+    this.set(item, key, this.partOf[item]! - 1);
   }
 
   remove(item: number): void {
     if (!this.has(item)) return;
-    const part = this.partOf[item]!;
+    const part = this.partOf[item]! - 1;
     const heap = this.heaps[part]!;
-    const at = this.position[item]!;
+    const at = this.position[item]! - 1;
     const size = --this.sizes[part]!;
     this.count--;
-    this.position[item] = -1;
+    this.position[item] = 0;
     if (at !== size) {
       const last = heap[size]!;
       heap[at] = last;
-      this.position[last] = at;
+      this.position[last] = at + 1;
       this.siftUp(part, at);
-      this.siftDown(part, this.position[last]!);
+      this.siftDown(part, this.position[last]! - 1);
     }
     this.refreshTop(part);
   }
@@ -338,11 +341,11 @@ export class PartitionedMaxHeap {
       const other = heap[parent]!;
       if (!this.before(item, other)) break;
       heap[i] = other;
-      this.position[other] = i;
+      this.position[other] = i + 1;
       i = parent;
     }
     heap[i] = item;
-    this.position[item] = i;
+    this.position[item] = i + 1;
   }
 
   private siftDown(part: number, start: number): void {
@@ -358,18 +361,18 @@ export class PartitionedMaxHeap {
       const other = heap[child]!;
       if (!this.before(other, item)) break;
       heap[i] = other;
-      this.position[other] = i;
+      this.position[other] = i + 1;
       i = child;
     }
     heap[i] = item;
-    this.position[item] = i;
+    this.position[item] = i + 1;
   }
 
   private ensureItem(item: number): void {
     if (item < this.position.length) return;
-    const size = Math.max(item + 1, 2 * this.position.length);
-    this.partOf = grown(this.partOf, size, -1);
-    this.position = grown(this.position, size, -1);
+    const size = columnSize(this.position.length, item + 1, Int32Array.BYTES_PER_ELEMENT);
+    this.partOf = grown(this.partOf, size);
+    this.position = grown(this.position, size);
     this.keys = grown(this.keys, size);
   }
 

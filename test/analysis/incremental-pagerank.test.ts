@@ -4,6 +4,7 @@ import { IncrementalPageRank } from '../../src/analysis/incremental-pagerank.js'
 import { linksSeenPageRank } from '../../src/analysis/links-seen-pagerank.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { powerLawGraph } from '../../src/experiments/generators.js';
+import { topOfVector } from '../../src/crawl/live-state.js';
 import { Random } from '../../src/util/random.js';
 import { l1Distance, maxAbsDifference } from '../helpers.js';
 import { densePageRank } from '../reference.js';
@@ -124,6 +125,13 @@ describe('IncrementalPageRank', () => {
           assert.ok(live.waiting > 0 && live.waiting === n - fetched.reduce((a, b) => a + b, 0));
           // The guess moves the vector: it is not the dangling one.
           assert.ok(l1Distance(live.scores(), live.exactScores()) > 1e-3);
+          // top(k) is the best of the vector without building it, the same values bit for bit.
+          for (const [exact, vector] of [[false, live.scores()], [true, live.exactScores()]] as const) {
+            const best = live.top(50, exact);
+            assert.deepEqual(best, topOfVector(vector, 50));
+            assert.equal(best.length, 50);
+            assert.ok(best.every(([, value], i) => i === 0 || value <= best[i - 1]![1]));
+          }
           checks++;
         }
       }

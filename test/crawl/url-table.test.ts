@@ -70,40 +70,42 @@ describe('the URL table', () => {
     for (let i = 0; i < 1000; i++) assert.equal(table.id(`http://h${i}.org/zz${i}`), -1);
   });
 
-  it('spills the text of pages stored elsewhere to a file, reads it back, and keeps finding every key', () => {
-    const dir = temporaryDirectory();
-    try {
-      const table = new UrlTable({ chunkBytes: 4096, spillDir: dir.path });
-      const random = new Random(11);
-      const added: Array<[string, string]> = [];
-      for (let round = 0; round < 20; round++) {
-        for (let i = 0; i < 1000; i++) {
-          const key = `http://h${random.nextInt(30)}.example/${round}/${i}/${'x'.repeat(random.nextInt(60))}`;
-          const url = i % 3 === 0 ? `${key}#f${i}` : key;
-          assert.equal(table.add(key, url), added.length);
-          added.push([key, url]);
+  for (const capacity of [0, 50_000]) {
+    it(`spills the text of pages stored elsewhere to a file, reads it back, and keeps finding every key (columns reserved for ${capacity} pages)`, () => {
+      const dir = temporaryDirectory();
+      try {
+        const table = new UrlTable({ chunkBytes: 4096, spillDir: dir.path, capacity });
+        const random = new Random(11);
+        const added: Array<[string, string]> = [];
+        for (let round = 0; round < 20; round++) {
+          for (let i = 0; i < 1000; i++) {
+            const key = `http://h${random.nextInt(30)}.example/${round}/${i}/${'x'.repeat(random.nextInt(60))}`;
+            const url = i % 3 === 0 ? `${key}#f${i}` : key;
+            assert.equal(table.add(key, url), added.length);
+            added.push([key, url]);
+          }
+          // The store holds all but the last 500 pages: their text may go.
+          table.spill(added.length - 500);
         }
-        // The store holds all but the last 500 pages: their text may go.
-        table.spill(added.length - 500);
+        const { spilled, inMemory } = table.textBytes;
+        assert.ok(spilled > 1_000_000, `${spilled} bytes spilled`);
+        assert.ok(inMemory < 100_000, `${inMemory} bytes left in RAM`);
+        // The file was unlinked as soon as it was made: nothing in the directory.
+        assert.deepEqual(readdirSync(dir.path), []);
+        // Every page by key, and its key and URL, spilled or not, in any order.
+        for (const id of [...added.keys()].sort(() => random.next() - 0.5)) {
+          const [key, url] = added[id]!;
+          assert.equal(table.id(key), id);
+          assert.equal(table.url(id), url);
+          assert.equal(table.key(id), key);
+        }
+        assert.equal(table.id('http://h1.example/none'), -1);
+        table.close();
+      } finally {
+        dir.cleanup();
       }
-      const { spilled, inMemory } = table.textBytes;
-      assert.ok(spilled > 1_000_000, `${spilled} bytes spilled`);
-      assert.ok(inMemory < 100_000, `${inMemory} bytes left in RAM`);
-      // The file was unlinked as soon as it was made: nothing in the directory.
-      assert.deepEqual(readdirSync(dir.path), []);
-      // Every page by key, and its key and URL, spilled or not, in any order.
-      for (const id of [...added.keys()].sort(() => random.next() - 0.5)) {
-        const [key, url] = added[id]!;
-        assert.equal(table.id(key), id);
-        assert.equal(table.url(id), url);
-        assert.equal(table.key(id), key);
-      }
-      assert.equal(table.id('http://h1.example/none'), -1);
-      table.close();
-    } finally {
-      dir.cleanup();
-    }
-  });
+    });
+  }
 
   it('keeps everything in RAM without a spill directory', () => {
     const table = new UrlTable(1024);
