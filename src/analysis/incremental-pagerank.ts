@@ -124,7 +124,7 @@ export interface IncrementalPageRankOptions {
   guessUnfetched?: boolean;
   /**
    * Pages the per-page arrays are reserved for at once (a crawl's page capacity; util/typed-arrays.ts,
-   * reservedArray): only the pages added cost RAM. More still fit, by doubling. 0: start small.
+   * reservedArrays): only the pages added cost RAM. More still fit: the arrays then grow. 0: start small.
    */
   capacity?: number;
 }

@@ -52,9 +52,9 @@ export interface OpicOptions {
   /** Keep the list of pages whose state changed, for checkpoints (takeChanges): false. */
   trackChanges?: boolean;
   /**
-   * Pages the per-page arrays are reserved for at once (a crawl: as many as its memory budget can
-   * hold; util/typed-arrays.ts, reservedArray): only the pages added cost RAM. More pages still
-   * fit, by doubling. 0: start small.
+   * Pages the per-page arrays have room for from the start (a crawl's page capacity,
+   * settings.ts; util/typed-arrays.ts, reservedArrays): only the pages added cost RAM. More still
+   * fit: the arrays then grow. 0: start small.
    */
   capacity?: number;
 }

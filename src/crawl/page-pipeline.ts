@@ -180,7 +180,6 @@ export abstract class PagePipeline {
   private readonly outcome = new Column(new Uint8Array(1024), NO_OUTCOME);
   /** Per page, RENDER_FLAGS: whether its served HTML had scripts, whether it was rendered (this session). */
   private readonly renderFlags = new Column(new Uint8Array(1024));
-  /** Per page, the last pageLinks() call that put it in an out list (its generation). */
   /** The targets of the page being read that are in its out list (a set reused from page to page). */
   private readonly inOut = new Set<number>();
   /** pageLinks()'s links of the page being read, per target and kind (one map, emptied for each page). */

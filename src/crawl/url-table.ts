@@ -73,7 +73,7 @@ export interface UrlTableOptions {
   chunkBytes?: number;
   /** Where the spill file goes; null: text stays in RAM (`spill` does nothing). */
   spillDir?: string | null;
-  /** Pages the per-page columns are reserved for at once (typed-arrays.ts, reservedArray); more still fit, by doubling. */
+  /** Pages the per-page columns have room for from the start (typed-arrays.ts, reservedArrays); more still fit: they then grow. */
   capacity?: number;
 }
 
