@@ -22,8 +22,12 @@
  *   rescaling every H was a loop over every known page at each checkpoint.
  * New pages get a default history: the mean rate of the pages most recently
  * read for the first time (recently introduced pages), as the paper does.
+ * A page never read keeps that default as it was when the page was found; it
+ * changes only at reads, so those defaults are steps of one table and R has a
+ * column over the read pages' rows only (opic.ts, readRow; issue 38).
  */
 import { OptionError } from '../errors.js';
+import { StepTable } from '../util/step-table.js';
 import { grownColumn, reservedArray } from '../util/typed-arrays.js';
 import { Opic, type OpicOptions, type OpicPageState, type OpicStrategy } from './opic.js';
 
@@ -42,8 +46,10 @@ export class AdaptiveOpic {
   /** Per page: the G-times g_(a-1), g_a, ..., g_b of the kept window, and the cash c_a..c_b. */
   private times: number[][] = [];
   private amounts: number[][] = [];
-  /** Interpolation: R[i] = H[i] / T, page i's estimate (a new page starts with the default rate). */
-  private interpolated: Float64Array = new Float64Array(16);
+  /** Interpolation: R = H / T, the estimate of each read page, by its row (opic.ts, readRow). */
+  private rowRates: Float64Array = new Float64Array(16);
+  /** R of each page never read: the default rate when it was found (steps: it changes only at reads). */
+  private readonly foundRates = new StepTable(0);
   private readonly recentRates: number[] = [];
   /** The median of recentRates, until they change (null: to compute). */
   private medianRate: number | null = null;
@@ -53,7 +59,7 @@ export class AdaptiveOpic {
     this.policy = policy;
     this.opic = new Opic(options);
     const capacity = options.capacity ?? 0;
-    if (capacity > this.interpolated.length) this.interpolated = reservedArray(Float64Array, capacity) ?? this.interpolated;
+    if (capacity > this.rowRates.length) this.rowRates = reservedArray(Float64Array, capacity) ?? this.rowRates;
   }
 
   /** A graph of `pages` pages known from the start, each with cash 1/pages. */
@@ -70,27 +76,39 @@ export class AdaptiveOpic {
 
   addPage(focus = false, group = 0): number {
     const id = this.opic.addPage(focus, group);
-    this.addHistory(id);
-    if (this.policy.kind === 'interpolation') this.interpolated[id] = this.defaultRate();
+    this.addHistory();
+    if (this.policy.kind === 'interpolation') this.foundRates.set(id, this.defaultRate());
     return id;
   }
 
   /** Adds a page with a saved OPIC state and, for Interpolation, its saved rate R (see windowRate). */
   restorePage(state: OpicPageState, windowRate: number, group = 0): number {
     const id = this.opic.restorePage(state, group);
-    this.addHistory(id);
-    this.interpolated[id] = windowRate;
+    this.addHistory();
+    const row = this.opic.readRow(id);
+    if (row >= 0) {
+      const at = this.rateRow(row); // first: it may replace the column
+      this.rowRates[at] = windowRate;
+    } else {
+      this.foundRates.set(id, windowRate);
+    }
     return id;
   }
 
   /** Interpolation's R of page i, H / T, as a checkpoint saves it (exactly what restorePage takes back). */
   windowRate(i: number): number {
-    return this.interpolated[i]!;
+    const row = this.opic.readRow(i);
+    return row >= 0 ? this.rowRates[row]! : this.foundRates.get(i);
   }
 
   /** Interpolation's H of page i (the cash gathered over the window before its last read). */
   interpolatedHistory(i: number): number {
-    return this.interpolated[i]! * (this.policy.kind === 'interpolation' ? this.policy.window : 1);
+    return this.windowRate(i) * (this.policy.kind === 'interpolation' ? this.policy.window : 1);
+  }
+
+  /** Bytes of the rates beyond OPIC's: the rows' column and the found-at steps. */
+  get bytes(): number {
+    return this.rowRates.byteLength + this.foundRates.bytes;
   }
 
   /** The rates of the recently introduced pages, which new pages' default history comes from. */
@@ -121,15 +139,18 @@ export class AdaptiveOpic {
     return this.policy;
   }
 
-  private addHistory(id: number): void {
-    // Interpolation keeps one number per page; only the list policies keep lists.
+  private addHistory(): void {
+    // Interpolation keeps one number per read page; only the list policies keep lists.
     if (this.policy.kind !== 'interpolation') {
       this.times.push([this.opic.time]);
       this.amounts.push([]);
     }
-    if (id >= this.interpolated.length) {
-      this.interpolated = grownColumn(this.interpolated, id + 1);
-    }
+  }
+
+  /** `row`, once the rates' column has room for it. */
+  private rateRow(row: number): number {
+    if (row >= this.rowRates.length) this.rowRates = grownColumn(this.rowRates, row + 1);
+    return row;
   }
 
   next(strategy: OpicStrategy): number {
@@ -140,12 +161,15 @@ export class AdaptiveOpic {
   read(i: number, outLinks: ArrayLike<number>): number {
     const previous = this.opic.lastReadTime(i);
     const firstRead = !this.opic.isRead(i);
+    const rate = this.windowRate(i);
     const amount = this.opic.read(i, outLinks);
     const now = this.opic.time;
+    const row = this.rateRow(this.opic.readRow(i));
+    this.rowRates[row] = rate;
     if (this.policy.kind === 'interpolation') {
       const window = this.policy.window;
       const elapsed = now - previous;
-      this.interpolated[i] = elapsed < window ? (this.interpolated[i]! * (window - elapsed)) / window + amount / window : amount / Math.max(elapsed, 1e-300);
+      this.rowRates[row] = elapsed < window ? (rate * (window - elapsed)) / window + amount / window : amount / Math.max(elapsed, 1e-300);
     } else {
       const times = this.times[i]!;
       const amounts = this.amounts[i]!;
@@ -167,7 +191,7 @@ export class AdaptiveOpic {
   /** Page i's importance as a rate of cash per unit of G-time. */
   rate(i: number): number {
     const now = this.opic.time;
-    if (this.policy.kind === 'interpolation') return this.interpolated[i]!;
+    if (this.policy.kind === 'interpolation') return this.windowRate(i);
     const times = this.times[i]!;
     const amounts = this.amounts[i]!;
     let sum = this.opic.cashOf(i);

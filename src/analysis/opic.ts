@@ -29,11 +29,21 @@
  * Greedy while the host is busy, a page being fetched is held out of the
  * selection, the pages changed since the last checkpoint are listed, and the
  * whole state can be saved and restored exactly (raw cash, pool marks).
+ *
+ * Memory (issue 38: a crawl knows ten times more pages than it reads). A page
+ * that was never read has no history, no reads, and its last-read time is the
+ * clock when it was found; what it owns is its cash. So per page there is one
+ * number: its cash net of the pools, which is also Greedy's key and lives in
+ * the heap (cash = key + what its pools have paid every page so far). History,
+ * last read and reads live in rows given to pages at their first read, and the
+ * found-at clocks of unread pages are steps of one table (they change only at
+ * reads). A known page costs 6 bytes here plus the heap's entry.
  */
 import { OptionError } from '../errors.js';
 import { PartitionedMaxHeap } from '../util/partitioned-heap.js';
 import { Random } from '../util/random.js';
-import { columnSize, reservedArrays } from '../util/typed-arrays.js';
+import { StepTable } from '../util/step-table.js';
+import { columnSize, grownColumn, reservedArrays } from '../util/typed-arrays.js';
 
 export type OpicStrategy = 'greedy' | 'random' | 'cycle';
 export const OPIC_STRATEGIES: readonly OpicStrategy[] = ['greedy', 'random', 'cycle'];
@@ -91,18 +101,24 @@ export class Opic {
   readonly discoveryShare: number;
   readonly focusShare: number;
   private pageCount = 0;
-  private cash: Float64Array = new Float64Array(16);
+  private flags: Uint8Array = new Uint8Array(16);
+  /**
+   * row[i]: page i's row in the read pages' arrays + 1, 0 while it has none (never read). Counting
+   * from 1 keeps a reserved column free of RAM until written (util/typed-arrays.ts).
+   */
+  private row: Uint32Array = new Uint32Array(16);
+  private rows = 0;
+  // Per row (pages read at least once, or restored with a history):
   private history: Float64Array = new Float64Array(16);
-  /** G-time of each page's last read (its creation time before the first). */
+  /** G-time of the page's last read. */
   private lastRead: Float64Array = new Float64Array(16);
   private readCount: Uint32Array = new Uint32Array(16);
-  private flags: Uint8Array = new Uint8Array(16);
-  // Lazy payouts: a page is owed (accumulator - what it had seen) from each pool it is in.
-  private seenAll: Float64Array = new Float64Array(16);
-  // The unread and focus pools are only ever paid with a discovery or focus share: without one
-  // their counters stay 0, and so do the pages' marks, so no array is kept (16 bytes a page).
-  private seenUnread: Float64Array | null = null;
-  private seenFocus: Float64Array | null = null;
+  /** G-time at which each page without a row was found (steps: it changes only at reads). */
+  private readonly foundAt = new StepTable(0);
+  // Lazy payouts: every pool a page is in (all pages; the unread ones; the focus ones) has paid each
+  // of its pages its counter so far. A page's key in the heap is its cash minus the counters of its
+  // pools, so its cash is that key plus the counters (cashOf), and a payout to every page is one
+  // addition. The unread and focus pools are only paid with a discovery or focus share.
   private all = 0;
   private unread = 0;
   private focused = 0;
@@ -139,24 +155,18 @@ export class Opic {
     if (this.discoveryShare + this.focusShare > 1) {
       throw new OptionError('discovery-share', 'discovery and focus shares add up to more than 1');
     }
-    if (this.discoveryShare > 0) this.seenUnread = new Float64Array(16);
-    if (this.focusShare > 0) this.seenFocus = new Float64Array(16);
     this.random = new Random(options.seed ?? 1);
     this.reselectRead = options.reselectRead ?? true;
     this.trackChanges = options.trackChanges ?? false;
     const capacity = options.capacity ?? 0;
     this.heap = new PartitionedMaxHeap(4, capacity);
     // Room for `capacity` pages at once, views of one buffer (util/typed-arrays.ts); refused, the
-    // arrays start small and grow. The pool marks of the discovery and focus shares come apart.
+    // arrays start small and grow. The rows get room for as many: only the rows used cost RAM.
     const reserved =
-      capacity > this.cash.length
-        ? reservedArrays<[Float64Array, Float64Array, Float64Array, Float64Array, Uint32Array, Uint8Array, Uint8Array]>(capacity, Float64Array, Float64Array, Float64Array, Float64Array, Uint32Array, Uint8Array, Uint8Array)
+      capacity > this.flags.length
+        ? reservedArrays<[Float64Array, Float64Array, Uint32Array, Uint32Array, Uint8Array, Uint8Array]>(capacity, Float64Array, Float64Array, Uint32Array, Uint32Array, Uint8Array, Uint8Array)
         : null;
-    if (reserved !== null) {
-      [this.cash, this.history, this.lastRead, this.seenAll, this.readCount, this.flags, this.dirty] = reserved;
-      if (this.seenUnread !== null) this.seenUnread = new Float64Array(capacity);
-      if (this.seenFocus !== null) this.seenFocus = new Float64Array(capacity);
-    }
+    if (reserved !== null) [this.history, this.lastRead, this.readCount, this.row, this.flags, this.dirty] = reserved;
   }
 
   /** A graph of `pages` pages known from the start, each with cash 1/pages (the paper's initial state). */
@@ -196,15 +206,13 @@ export class Opic {
    */
   addPage(focus = false, group = 0): number {
     const id = this.pageCount++;
-    if (id === this.cash.length) this.grow(columnSize(id, id + 1));
+    if (id === this.flags.length) this.grow(columnSize(id, id + 1));
     this.flags[id] = focus ? FOCUS : 0;
-    this.seenAll[id] = this.all;
-    if (this.seenUnread !== null) this.seenUnread[id] = this.unread;
-    if (this.seenFocus !== null) this.seenFocus[id] = this.focused;
-    this.lastRead[id] = this.clock;
+    this.foundAt.set(id, this.clock);
     this.unreadCount++;
     if (focus) this.focusCount++;
-    this.heap.set(id, this.heapKey(id), group * 4 + this.classOf(id));
+    // No cash: the key is minus what its pools have paid so far.
+    this.heap.set(id, 0 - this.poolsOf(id), group * 4 + this.classOf(id));
     this.touch(id);
     return id;
   }
@@ -212,35 +220,41 @@ export class Opic {
   /** Adds a page with a saved state (see pageState), after restoreGlobals. */
   restorePage(state: OpicPageState, group = 0): number {
     const id = this.pageCount++;
-    if (id === this.cash.length) this.grow(columnSize(id, id + 1));
-    this.cash[id] = state.cash;
-    this.history[id] = state.history;
-    this.lastRead[id] = state.lastRead;
-    this.readCount[id] = state.reads;
-    this.seenAll[id] = state.seenAll;
-    if (state.seenUnread !== 0) this.seenUnread ??= new Float64Array(this.cash.length);
-    if (state.seenFocus !== 0) this.seenFocus ??= new Float64Array(this.cash.length);
-    if (this.seenUnread !== null) this.seenUnread[id] = state.seenUnread;
-    if (this.seenFocus !== null) this.seenFocus[id] = state.seenFocus;
+    if (id === this.flags.length) this.grow(columnSize(id, id + 1));
     this.flags[id] = (state.reads > 0 ? READ : 0) | (state.focus ? FOCUS : 0);
+    if (state.reads > 0 || state.history !== 0) {
+      const row = this.rowOf(id);
+      this.history[row] = state.history;
+      this.lastRead[row] = state.lastRead;
+      this.readCount[row] = state.reads;
+    } else {
+      this.foundAt.set(id, state.lastRead);
+    }
     if (state.reads === 0) this.unreadCount++;
     if (state.focus) this.focusCount++;
-    const part = group * 4 + this.classOf(id);
-    this.heap.set(id, this.heapKey(id), part);
+    // The key as the heap had it: cash minus the marks of the pools the page is in.
+    let key = state.cash - state.seenAll;
+    if (state.reads === 0) key -= state.seenUnread;
+    if (state.focus) key -= state.seenFocus;
+    this.heap.set(id, key, group * 4 + this.classOf(id));
     if (!this.selectable(id)) this.heap.remove(id);
     return id;
   }
 
-  /** The raw state of page i, as restorePage takes it back. */
+  /**
+   * The raw state of page i, as restorePage takes it back: its key as its cash, with pool marks of
+   * 0 (cash + the pools' counters - the marks is what it holds, as before).
+   */
   pageState(i: number): OpicPageState {
+    const row = this.row[i]! - 1;
     return {
-      cash: this.cash[i]!,
-      history: this.history[i]!,
-      lastRead: this.lastRead[i]!,
-      reads: this.readCount[i]!,
-      seenAll: this.seenAll[i]!,
-      seenUnread: this.seenUnread?.[i] ?? 0,
-      seenFocus: this.seenFocus?.[i] ?? 0,
+      cash: this.heap.key(i),
+      history: row >= 0 ? this.history[row]! : 0,
+      lastRead: row >= 0 ? this.lastRead[row]! : this.foundAt.get(i),
+      reads: row >= 0 ? this.readCount[row]! : 0,
+      seenAll: 0,
+      seenUnread: 0,
+      seenFocus: 0,
       focus: (this.flags[i]! & FOCUS) !== 0,
     };
   }
@@ -255,9 +269,6 @@ export class Opic {
     this.all = state.all;
     this.unread = state.unread;
     this.focused = state.focused;
-    // A pool paid before (its share since set to 0 on resume): its pages' marks are kept.
-    if (this.unread !== 0) this.seenUnread ??= new Float64Array(this.cash.length);
-    if (this.focused !== 0) this.seenFocus ??= new Float64Array(this.cash.length);
     this.clock = state.clock;
     this.virtualReceived = state.virtualReceived;
     this.readsDone = state.reads;
@@ -309,7 +320,7 @@ export class Opic {
   release(i: number): void {
     if ((this.flags[i]! & HELD) === 0) return;
     this.flags[i]! &= ~HELD;
-    if (this.selectable(i)) this.heap.set(i, this.heapKey(i), this.partOfPage(i));
+    if (this.selectable(i)) this.heap.set(i, this.heap.key(i), this.partOfPage(i));
   }
 
   isHeld(i: number): boolean {
@@ -325,24 +336,38 @@ export class Opic {
 
   /** Cash page i holds now, what the virtual page owes it included. */
   cashOf(i: number): number {
-    const flags = this.flags[i]!;
-    let owed = this.all - this.seenAll[i]!;
-    if ((flags & READ) === 0) owed += this.unread - (this.seenUnread?.[i] ?? 0);
-    if ((flags & FOCUS) !== 0) owed += this.focused - (this.seenFocus?.[i] ?? 0);
-    return this.cash[i]! + owed;
+    return this.heap.key(i) + this.poolsOf(i);
   }
 
   historyOf(i: number): number {
-    return this.history[i]!;
+    const row = this.row[i]! - 1;
+    return row >= 0 ? this.history[row]! : 0;
   }
 
   /** G-time of page i's last read (its creation time if never read). */
   lastReadTime(i: number): number {
-    return this.lastRead[i]!;
+    const row = this.row[i]! - 1;
+    return row >= 0 ? this.lastRead[row]! : this.foundAt.get(i);
   }
 
   readsOf(i: number): number {
-    return this.readCount[i]!;
+    const row = this.row[i]! - 1;
+    return row >= 0 ? this.readCount[row]! : 0;
+  }
+
+  /** Page i's row among the read pages (see readRow), -1 if it has none. */
+  readRow(i: number): number {
+    return this.row[i]! - 1;
+  }
+
+  /** Rows given to read pages so far (0..rowsUsed - 1). */
+  get rowsUsed(): number {
+    return this.rows;
+  }
+
+  /** Bytes of the per-page state beyond the heap: the columns' lengths and the found-at steps. */
+  get bytes(): number {
+    return this.flags.byteLength + this.row.byteLength + this.dirty.byteLength + this.history.byteLength + this.lastRead.byteLength + this.readCount.byteLength + this.foundAt.bytes;
   }
 
   isRead(i: number): boolean {
@@ -351,7 +376,7 @@ export class Opic {
 
   /** (H + C) / (G + 1): the importance estimate of page i. */
   estimate(i: number): number {
-    return (this.history[i]! + this.cashOf(i)) / (this.clock + 1);
+    return (this.historyOf(i) + this.cashOf(i)) / (this.clock + 1);
   }
 
   estimates(): Float64Array {
@@ -373,21 +398,26 @@ export class Opic {
    * Returns the cash credited.
    */
   read(i: number, outLinks: ArrayLike<number>): number {
-    this.settle(i);
-    const amount = this.cash[i]!;
-    this.cash[i] = 0;
-    this.history[i]! += amount;
+    const amount = this.cashOf(i);
+    const row = this.rowOf(i);
+    this.history[row]! += amount;
     this.clock += amount;
-    this.lastRead[i] = this.clock;
-    this.readCount[i]!++;
+    this.lastRead[row] = this.clock;
+    this.readCount[row]!++;
     this.readsDone++;
     if ((this.flags[i]! & READ) === 0) {
       this.flags[i]! |= READ;
       this.unreadCount--;
     }
     this.flags[i]! &= ~HELD;
-    if (this.selectable(i)) this.heap.set(i, this.heapKey(i), this.partOfPage(i));
-    else this.heap.remove(i);
+    // No cash left: the key is minus what its pools (now without the unread one) have paid.
+    const key = 0 - this.poolsOf(i);
+    if (this.selectable(i)) {
+      this.heap.set(i, key, this.partOfPage(i));
+    } else {
+      this.heap.remove(i);
+      this.heap.changeKey(i, key);
+    }
     this.touch(i);
     // Distinct children other than i itself, credited in the order of their first link.
     const children = this.children;
@@ -440,8 +470,7 @@ export class Opic {
 
   /** Adds cash to page j (a money transfer). */
   credit(j: number, amount: number): void {
-    this.cash[j]! += amount;
-    if (this.heap.has(j)) this.heap.changeKey(j, this.heap.key(j) + amount);
+    this.heap.changeKey(j, this.heap.key(j) + amount);
     this.touch(j);
   }
 
@@ -476,51 +505,45 @@ export class Opic {
     this.all += rest / this.pageCount;
   }
 
-  /** Moves what the pools owe page i into its cash. */
-  private settle(i: number): void {
-    this.cash[i] = this.cashOf(i);
-    this.seenAll[i] = this.all;
-    if (this.seenUnread !== null) this.seenUnread[i] = this.unread;
-    if (this.seenFocus !== null) this.seenFocus[i] = this.focused;
+  /** What the pools page i is in have paid each of their pages so far (its cash = its key + this). */
+  private poolsOf(i: number): number {
+    const flags = this.flags[i]!;
+    let paid = this.all;
+    if ((flags & READ) === 0) paid += this.unread;
+    if ((flags & FOCUS) !== 0) paid += this.focused;
+    return paid;
+  }
+
+  /** Page i's row among the read pages, given at its first read (or restore with a history). */
+  private rowOf(i: number): number {
+    const row = this.row[i]! - 1;
+    if (row >= 0) return row;
+    const next = this.rows++;
+    if (next === this.history.length) {
+      this.history = grownColumn(this.history, next + 1);
+      this.lastRead = grownColumn(this.lastRead, next + 1);
+      this.readCount = grownColumn(this.readCount, next + 1);
+    }
+    this.row[i] = next + 1;
+    return next;
   }
 
   private classOf(i: number): number {
     return (this.flags[i]! & READ ? 0 : 1) + (this.flags[i]! & FOCUS ? 2 : 0);
   }
 
-  /** Cash minus the pools' counters: differs from the cash by the same amount for every page of a class. */
-  private heapKey(i: number): number {
-    const flags = this.flags[i]!;
-    let key = this.cash[i]! - this.seenAll[i]!;
-    if ((flags & READ) === 0) key -= this.seenUnread?.[i] ?? 0;
-    if ((flags & FOCUS) !== 0) key -= this.seenFocus?.[i] ?? 0;
-    return key;
-  }
-
   /** Every per-page array at `size` entries; all or none are replaced (a refusal throws RangeError). */
   private grow(size: number): void {
-    const copy = <T extends Float64Array | Uint32Array | Uint8Array | Int32Array>(a: T): T => {
+    const copy = <T extends Uint32Array | Uint8Array>(a: T): T => {
       const b = new (a.constructor as new (n: number) => T)(size);
       b.set(a);
       return b;
     };
-    const cash = copy(this.cash);
-    const history = copy(this.history);
-    const lastRead = copy(this.lastRead);
-    const seenAll = copy(this.seenAll);
-    const seenUnread = this.seenUnread === null ? null : copy(this.seenUnread);
-    const seenFocus = this.seenFocus === null ? null : copy(this.seenFocus);
-    const readCount = copy(this.readCount);
     const flags = copy(this.flags);
+    const row = copy(this.row);
     const dirty = this.trackChanges ? copy(this.dirty) : this.dirty;
-    this.cash = cash;
-    this.history = history;
-    this.lastRead = lastRead;
-    this.seenAll = seenAll;
-    this.seenUnread = seenUnread;
-    this.seenFocus = seenFocus;
-    this.readCount = readCount;
     this.flags = flags;
+    this.row = row;
     this.dirty = dirty;
   }
 }

@@ -160,6 +160,42 @@ describe('OPIC', () => {
     for (const opic of [plain, discovery, focus]) assert.ok(Math.abs(opic.totalCash() - 1) < 1e-15);
   });
 
+  it('keeps rows only for pages read, and for the others their found-at clock as steps (issue 38)', () => {
+    // A wide crawl: each read finds 30 new pages, so most known pages are never read.
+    const random = new Random(5);
+    for (const options of [{}, { discoveryShare: 0.3, focusShare: 0.1 }]) {
+      const opic = new Opic(options);
+      opic.distributeInitialCash([opic.addPage()]);
+      const foundAt: number[] = [0];
+      const readPages = new Set<number>();
+      for (let r = 0; r < 300; r++) {
+        const page = r % 7 === 6 ? random.nextInt(opic.pages) : opic.greediest();
+        const links: number[] = [];
+        for (let k = 0; k < 30; k++) {
+          foundAt.push(opic.time);
+          links.push(opic.addPage(random.nextInt(10) === 0));
+        }
+        links.push(random.nextInt(opic.pages));
+        opic.read(page, links);
+        readPages.add(page);
+        assert.ok(Math.abs(opic.totalCash() - 1) < 1e-12, `total cash after read ${r}`);
+      }
+      assert.equal(opic.rowsUsed, readPages.size, 'one row per page read');
+      for (let i = 0; i < opic.pages; i++) {
+        if (readPages.has(i)) {
+          assert.ok(opic.readRow(i) >= 0 && opic.readsOf(i) >= 1);
+          continue;
+        }
+        assert.equal(opic.readRow(i), -1, `page ${i} unread: no row`);
+        assert.equal(opic.historyOf(i), 0);
+        assert.equal(opic.readsOf(i), 0);
+        assert.equal(opic.lastReadTime(i), foundAt[i], `page ${i}: the clock when it was found`);
+        assert.ok(opic.cashOf(i) >= 0);
+      }
+      assert.ok(opic.pages > 9000 && readPages.size < 300);
+    }
+  });
+
   it('rejects bad options and unknown pages', () => {
     assert.throws(() => new Opic({ damping: 1.5 }), OptionError);
     assert.throws(() => new Opic({ discoveryShare: 0.7, focusShare: 0.5 }), OptionError);
@@ -170,6 +206,33 @@ describe('OPIC', () => {
 });
 
 describe('Adaptive OPIC', () => {
+  it('keeps for each page never read the default rate it was given when found, as reads change the default', () => {
+    const adaptive = new AdaptiveOpic({ kind: 'interpolation', window: 2 });
+    adaptive.opic.distributeInitialCash([adaptive.addPage()]);
+    const given: number[] = [adaptive.rate(0)];
+    const random = new Random(9);
+    const defaults = new Set<number>();
+    for (let r = 0; r < 200; r++) {
+      const links: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        const page = adaptive.addPage();
+        given.push(adaptive.rate(page));
+        defaults.add(adaptive.rate(page));
+        links.push(page);
+      }
+      adaptive.read(r % 3 === 2 ? random.nextInt(adaptive.pages) : adaptive.opic.greediest(), links);
+    }
+    assert.ok(defaults.size > 20, `the default changed ${defaults.size} times`);
+    let unread = 0;
+    for (let i = 0; i < adaptive.pages; i++) {
+      if (adaptive.opic.isRead(i)) continue;
+      unread++;
+      assert.equal(adaptive.rate(i), given[i], `page ${i}`);
+      assert.equal(adaptive.windowRate(i), given[i]);
+    }
+    assert.ok(unread > 700);
+  });
+
   it("updates the interpolated history with the paper's formula", () => {
     const adaptive = new AdaptiveOpic({ kind: 'interpolation', window: 2 });
     const a = adaptive.addPage();
