@@ -717,7 +717,9 @@ export class Crawler extends PagePipeline {
 
   private async saveRuns(): Promise<number[]> {
     const pages = this.opic.pages;
-    const pageIds = Float64Array.from({ length: pages }, (_, id) => storeId(id));
+    // Store ids 1..n (storeId), and OPIC's estimates computed as they are written: at 10^8 known
+    // pages two arrays of them all would be the crawl's peak (issue 38).
+    const pageIds = { first: storeId(0), length: pages };
     const parameters = {
       source: 'crawl',
       strategy: this.settings.strategy,
@@ -728,7 +730,7 @@ export class Crawler extends PagePipeline {
       discoveryShare: this.settings.discoveryShare,
     };
     const base = { startedAt: this.startedAt, finishedAt: Date.now(), iterations: this.opic.opic.reads, converged: null };
-    const runs = [await this.store.saveRun({ ...base, method: 'opic', parameters, residual: this.opic.opic.errorFactor }, pageIds, this.opic.opic.estimates())];
+    const runs = [await this.store.saveRun({ ...base, method: 'opic', parameters, residual: this.opic.opic.errorFactor }, pageIds, (id) => this.opic.opic.estimate(id))];
     const live = this.live?.latest ?? null;
     if (live !== null && live.final && live.pages === pages) {
       runs.push(

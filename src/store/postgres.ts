@@ -64,6 +64,10 @@ import {
   type LinkRecord,
   type NewLink,
   type NewRun,
+  type RunPages,
+  type RunScores,
+  runPageId,
+  runScore,
   type PageRecord,
   type PageRole,
   type RunRecord,
@@ -493,21 +497,23 @@ export class PostgresStore implements Store {
     return { inDegree: Number(rows[0]!.in_degree), outDegree: Number(rows[0]!.out_degree) };
   }
 
-  async saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number> {
+  async saveRun(run: NewRun, pages: RunPages, scores: RunScores): Promise<number> {
+    const pageId = runPageId(pages);
+    const score = runScore(scores);
     return this.transaction(async (client) => {
       await bumpDataVersion(client);
       const { rows } = await client.query<{ id: number }>(
         `INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, run.converged, pageIds.length],
+        [run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, run.converged, pages.length],
       );
       const id = rows[0]!.id;
       async function* lines(): AsyncGenerator<string> {
         let block = '';
-        for (let v = 0; v < pageIds.length; v++) {
-          const value = scores[v]!;
+        for (let v = 0; v < pages.length; v++) {
+          const value = score(v);
           if (!Number.isFinite(value)) continue;
-          block += `${id}\t${pageIds[v]}\t${value}\n`;
+          block += `${id}\t${pageId(v)}\t${value}\n`;
           if (block.length > 1 << 16) {
             yield block;
             block = '';

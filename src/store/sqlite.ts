@@ -57,6 +57,10 @@ import {
   type LinkRecord,
   type NewLink,
   type NewRun,
+  type RunPages,
+  type RunScores,
+  runPageId,
+  runScore,
   type PageRecord,
   type PageRole,
   type RunRecord,
@@ -393,7 +397,9 @@ export class SqliteStore implements Store {
     };
   }
 
-  async saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number> {
+  async saveRun(run: NewRun, pages: RunPages, scores: RunScores): Promise<number> {
+    const pageId = runPageId(pages);
+    const score = runScore(scores);
     const insertRun = this.db.prepare(
       'INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -403,12 +409,12 @@ export class SqliteStore implements Store {
         this.bumpDataVersion();
         const converged = run.converged === null ? null : run.converged ? 1 : 0;
         const id = Number(
-          insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pageIds.length)
+          insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pages.length)
             .lastInsertRowid,
         );
-        for (let v = 0; v < pageIds.length; v++) {
-          const value = scores[v]!;
-          if (Number.isFinite(value)) insertScore.run(id, pageIds[v]!, value);
+        for (let v = 0; v < pages.length; v++) {
+          const value = score(v);
+          if (Number.isFinite(value)) insertScore.run(id, pageId(v), value);
         }
         return id;
       })

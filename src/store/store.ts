@@ -209,6 +209,27 @@ export interface RunRecord {
 
 export type NewRun = Omit<RunRecord, 'id' | 'pages'>;
 
+/**
+ * The pages a run scores, by position: their store ids, or `length` consecutive ids from `first`
+ * (a crawl's pages: no array of ids, 8 bytes a page at the crawl's end, issue 38).
+ */
+export type RunPages = Float64Array | { readonly first: number; readonly length: number };
+
+/** A run's scores by position: an array, or a function giving each in turn (no array of them all). */
+export type RunScores = ArrayLike<number> | ((position: number) => number);
+
+/** The store id of a run's page at a position. */
+export function runPageId(pages: RunPages): (position: number) => number {
+  if (pages instanceof Float64Array) return (position) => pages[position]!;
+  const first = pages.first;
+  return (position) => first + position;
+}
+
+/** A run's score at a position. */
+export function runScore(scores: RunScores): (position: number) => number {
+  return typeof scores === 'function' ? scores : (position) => scores[position]!;
+}
+
 export interface StoreCounts {
   pages: number;
   links: number;
@@ -368,8 +389,8 @@ export interface Store {
   linkCount(page: number, direction: 'in' | 'out'): Promise<number>;
   degrees(page: number): Promise<{ inDegree: number; outDegree: number }>;
 
-  /** Stores a run and its scores (scores[v] for store page pageIds[v]); returns the run id. */
-  saveRun(run: NewRun, pageIds: Float64Array, scores: ArrayLike<number>): Promise<number>;
+  /** Stores a run and its scores (the score at position v for the page at position v); returns the run id. */
+  saveRun(run: NewRun, pages: RunPages, scores: RunScores): Promise<number>;
   runs(): Promise<RunRecord[]>;
   /** The latest run of a method, or null. */
   latestRun(method: string): Promise<RunRecord | null>;

@@ -134,6 +134,18 @@ export function storeSuite(backend: Backend): void {
         assert.equal(scores[0]!.method, 'pagerank');
         assert.equal(scores[0]!.value, rank.scores[graph.labels.id('http://www.hollins.edu/')]);
         assert.equal((await store.runs()).length, 1);
+        // A crawl's form: consecutive store ids and scores computed as they are written, a
+        // non-finite one left out (as from an array).
+        const first = pageIds[0]!;
+        assert.deepEqual([pageIds[1], pageIds[2]], [first + 1, first + 2], 'the store numbers its pages consecutively');
+        const computed = await store.saveRun(
+          { method: 'opic', parameters: {}, startedAt: started, finishedAt: started + 1, iterations: null, residual: null, converged: null },
+          { first, length: 3 },
+          (v) => (v === 1 ? Number.NaN : 10 + v),
+        );
+        assert.equal((await store.latestRun('opic'))?.pages, 3);
+        const stored = await Promise.all([0, 1, 2].map(async (v) => (await store.scoresOf(first + v)).find((s) => s.run === computed)?.value ?? null));
+        assert.deepEqual(stored, [10, null, 12]);
       });
     });
 
