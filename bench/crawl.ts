@@ -526,7 +526,7 @@ async function runOne(rep: number, server: Server, crawler: Crawler, maxPages: n
     // A run may take its --max-time, plus start-up and the final writes; beyond twice that and a minute it is stuck.
     // wga on the wide site runs with --expose-gc: its report then gives the memory its state holds after
     // a full collection (live bytes), beside the RSS figures that include the collector's headroom.
-    const live = crawler === 'wga' && server.kind === 'wide';
+    const live = (crawler === 'wga' || crawler === 'wga-nolive') && server.kind === 'wide';
     const m = await measure(script, args, 2 * maxTime * 1000 + 60_000, live ? ['--expose-gc'] : [], env);
     const serverAfter = procCpu(server.process.pid!);
     const r = m.result;
@@ -711,7 +711,7 @@ function report(options: Options, argv: string[], facts: string[], skipped: stri
       `| crawler | pages fetched | URLs known | frontier (known, unfetched) | peak RSS | bytes per frontier URL: Δ peak RSS / Δ frontier | RSS on frontier slope during the ${int(k2)}-page run | resident bytes per frontier URL after a full GC: Δ RSS after the collection / Δ frontier |`,
       '|---|---|---|---|---|---:|---:|---:|',
     );
-    for (const crawler of ['wga', 'bare'] as const) {
+    for (const crawler of ['wga', 'wga-nolive', 'bare'] as const) {
       const at = (k: number): Sample[] => ok(samples.filter((s) => s.site === 'wide' && s.crawler === crawler && s.k === k));
       const a = at(k1);
       const b = at(k2);
@@ -804,7 +804,7 @@ async function main(): Promise<void> {
       if (site === 'wide') {
         // wga and the bare loop, at both k, in an order rotated by repetition.
         const tasks: Array<[Crawler, number]> = [];
-        for (const crawler of ['wga', 'bare'] as const) if (crawlers.includes(crawler)) for (const k of options.wide) tasks.push([crawler, k]);
+        for (const crawler of ['wga', 'wga-nolive', 'bare'] as const) if (crawlers.includes(crawler)) for (const k of options.wide) tasks.push([crawler, k]);
         for (let i = 0; i < tasks.length; i++) {
           const [crawler, k] = tasks[(i + rep) % tasks.length]!;
           await runOne(rep, server, crawler, k, options, k);

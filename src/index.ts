@@ -124,7 +124,7 @@ export {
 
 // Stores and the crawler (see the README's "Stores" and "Crawling").
 export { openStore } from './store/open.js';
-export type { CrawlBatch, PageRecord, LinkRecord, RunRecord, Store, StoreCounts, StoredGraph } from './store/store.js';
+export type { CrawlBatch, PageRecord, LinkRecord, RunPages, RunRecord, RunScores, Store, StoreCounts, StoredGraph } from './store/store.js';
 export { Crawler, type CrawlCounters, type CrawlOptions, type CrawlProgress, type CrawlReport, type StopReason } from './crawl/crawler.js';
 export { type CrawlSettings, DEFAULT_SETTINGS, completeSettings } from './crawl/settings.js';
 export { type CrawlStrategy, CRAWL_STRATEGIES } from './crawl/frontier.js';
