@@ -59,6 +59,7 @@ export interface CrawlCliOptions {
   maxBody?: string;
   maxRedirects?: string;
   checkpoint?: string;
+  checkpointPages?: string;
   storeRetry?: string;
   live?: boolean;
   liveInterval?: string;
@@ -146,6 +147,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
   if (options.liveInlineEdges !== undefined) s.liveInlineEdges = integerOption('--live-inline-edges', options.liveInlineEdges, 5_000_000, 0);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
+  if (options.checkpointPages !== undefined) s.checkpointPages = integerOption('--checkpoint-pages', options.checkpointPages, 10_000, 1);
   if (options.storeRetry !== undefined) s.storeRetryMs = Math.round(1000 * numberOption('--store-retry', options.storeRetry, 0, { min: 0, max: 86_400 }));
   if (options.compression !== undefined) s.compression = options.compression;
   if (options.sitemaps !== undefined) s.sitemaps = options.sitemaps;

@@ -63,6 +63,9 @@ export interface CheckpointTimes {
   lastMs: number;
   maxMs: number;
   totalMs: number;
+  /** How long fetches waited for a write, a checkpoint's worth (`checkpointPages`) pending, and how many times. */
+  heldMs: number;
+  held: number;
 }
 
 /** What the live PageRank cost in a crawl (docs/live-importance.md). */
@@ -423,14 +426,14 @@ export class Crawler extends PagePipeline {
       return true;
     }
     if (!this.waitsForStore()) return false;
+    this.heldSince ??= performance.now();
     void this.checkpoint();
     return true;
   }
 
   /**
    * While a checkpoint is being written (on the SQLite writer thread, or to PostgreSQL), the crawl
-   * goes on fetching into the next batch, up to a checkpoint's worth: `checkpointPages` fetches, or
-   * 10 times as many links or new pages. Past that no fetch starts until the write is done, and the
+   * goes on fetching into the next batch, up to a checkpoint's worth (batchFull). Past that no fetch starts until the write is done, and the
    * next checkpoint is asked for, so a store slower than the crawl holds it back instead of letting
    * the waiting batch grow without bound. (With 100 times as many links, the wide site's batches of
    * 200,000 new pages raised the crawl's peak RSS by 200 bytes per known URL: BENCHMARKS.md.)
@@ -440,15 +443,17 @@ export class Crawler extends PagePipeline {
   }
 
   /**
-   * A checkpoint's worth is pending: `checkpointPages` fetches, or 10 times as many links or new
-   * pages. The last two bound what a batch holds on a site whose pages bring many new ones (the wide
-   * site: 200 each, so 400,000 new pages in 2,000 fetches): the batch is built as objects on the
-   * JavaScript heap before it is packed for the store, about 600 bytes a new page, and that peak
-   * came on top of the crawl's own memory (issue 38).
+   * A checkpoint's worth is pending: `checkpointPages` fetches, 10 times as many links, or twice as
+   * many new pages. The last two bound what a batch holds on a site whose pages bring many new ones
+   * (the wide site: 200 each, so 2 x 10^6 new pages in 10,000 fetches): the batch is built as objects
+   * on the JavaScript heap before it is packed for the store, and written in one transaction, and
+   * that peak came on top of the crawl's own memory (issue 38). New pages are bounded the tighter:
+   * on the wide site, batches of 10 times `checkpointPages` (10,000) new pages raised the crawl's
+   * peak by 234 MB at 10,000 fetches, against 20,000 new pages a batch (BENCHMARKS.md).
    */
   private batchFull(): boolean {
     const limit = this.settings.checkpointPages;
-    return this.batch.size >= limit || this.batch.linkCount >= 10 * limit || this.batch.newPages(this.opic.pages) >= 10 * limit;
+    return this.batch.size >= limit || this.batch.linkCount >= 10 * limit || this.batch.newPages(this.opic.pages) >= 2 * limit;
   }
 
   /** Waiting for the store is not the end of the crawl. */
@@ -593,6 +598,11 @@ export class Crawler extends PagePipeline {
       .catch((error: unknown) => this.fail(error as Error))
       .finally(() => {
         this.writing = null;
+        if (this.heldSince !== null) {
+          this.checkpointTimes.heldMs += performance.now() - this.heldSince;
+          this.checkpointTimes.held++;
+          this.heldSince = null;
+        }
         // Fetches held back while it was written (waitsForStore) start now, if the crawl runs.
         if (this.finish !== null) this.pump();
       });
@@ -601,7 +611,9 @@ export class Crawler extends PagePipeline {
 
   /** When the store last took a checkpoint (ms since the epoch; 0: none yet in this process). */
   private lastWritten = 0;
-  private readonly checkpointTimes: CheckpointTimes = { count: 0, lastMs: 0, maxMs: 0, totalMs: 0 };
+  private readonly checkpointTimes: CheckpointTimes = { count: 0, lastMs: 0, maxMs: 0, totalMs: 0, heldMs: 0, held: 0 };
+  /** Since when fetches wait for the write in progress (limitReached), or null. */
+  private heldSince: number | null = null;
 
   /**
    * Writes a checkpoint's batch. A failure that may pass (a lost connection, a server restarting or

@@ -114,6 +114,8 @@ export class LiveUpdateLoop {
     const started = performance.now();
     // The final vector is z alone (the PageRank of the graph received): the guess is not solved for it.
     this.engine.stopGuessing();
+    // Sweeps first, then the pushes only finish what is left (IncrementalPageRank.sweepFetched).
+    this.engine.sweepFetched(tolerance);
     this.engine.refreshResidual();
     this.engine.solve(tolerance);
     const errorBound = this.engine.errorBound();

@@ -201,7 +201,10 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   maxBodyBytes: 10 * 1024 * 1024,
   maxRedirects: 10,
   checkpointMs: 1000,
-  checkpointPages: 2000,
+  // Measured at 10^6 pages (BENCHMARKS.md, issue 38): 2,000 held the crawl back while each
+  // checkpoint's transaction rewrote most of the store's index pages; 10,000 lets a slow write
+  // take more pages at once.
+  checkpointPages: 10_000,
   seed: 1,
   live: true,
   liveIntervalMs: 1000,

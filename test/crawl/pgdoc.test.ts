@@ -245,7 +245,7 @@ async function sharedManualCrawl(url: string, instances: number, settings: Crawl
     renderHosts: [],
     dns: { lookups: 0, cached: 0, failed: 0, timeouts: 0, evicted: 0, maxInFlight: 0 },
     connections: { opened: 0, closedIdle: 0, maxOpen: 0 },
-    checkpoints: { count: 0, lastMs: 0, maxMs: 0, totalMs: 0 },
+    checkpoints: { count: 0, lastMs: 0, maxMs: 0, totalMs: 0, heldMs: 0, held: 0 },
   };
 }
 

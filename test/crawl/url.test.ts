@@ -34,6 +34,17 @@ describe('URL keys', () => {
     assert.equal(key('#section', 'http://x.org/a'), 'http://x.org/a');
   });
 
+  it('fold an empty fragment and a lone question mark, which the URL object keeps in its href', () => {
+    for (const href of ['http://x.org/a#', 'http://x.org/a?', 'http://x.org/a?#', 'http://x.org/a?#top', 'http://x.org/a#?q']) {
+      assert.equal(key(href), 'http://x.org/a', href);
+    }
+    assert.equal(key('http://x.org/a?q=1#'), 'http://x.org/a?q=1');
+    assert.equal(key('http://x.org/a?q#b'), 'http://x.org/a?q');
+    // A URL with nothing to fold is its own key (the same string the URL object gives).
+    const plain = new URL('http://x.org/a/b?c=d&e=f');
+    assert.equal(urlKey(plain), plain.href);
+  });
+
   it('turn international domain names into their ASCII form', () => {
     assert.equal(key('http://bücher.example/'), 'http://xn--bcher-kva.example/');
     assert.equal(hostOf('http://bücher.example/x'), 'xn--bcher-kva.example');

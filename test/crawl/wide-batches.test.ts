@@ -10,7 +10,7 @@ import { Crawler } from '../../src/crawl/crawler.js';
 import { completeSettings } from '../../src/crawl/settings.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { temporaryDirectory } from '../helpers.js';
-import { assertCrawlInvariants, serveLogged, snapshot } from './crawl-fixtures.js';
+import { assertCrawlInvariants, runCli, serveLogged, snapshot } from './crawl-fixtures.js';
 
 const FANOUT = 30;
 const dir = temporaryDirectory();
@@ -26,12 +26,12 @@ function widePage(path: string): { status: number; headers: Record<string, strin
 }
 
 describe('checkpoints on a wide site', () => {
-  it("writes a checkpoint once 10 x checkpointPages links or new pages wait, and stores every page and link", async () => {
+  it("writes a checkpoint once 10 x checkpointPages links or 2 x checkpointPages new pages wait, and stores every page and link", async () => {
     const server = await serveLogged((path) => widePage(path));
     const store = SqliteStore.open(join(dir.path, 'wide.db'));
     try {
       const fetches = 12;
-      // 3 fetches a checkpoint, or 30 links or new pages: each page brings 30 of each.
+      // 3 fetches a checkpoint, 30 links or 6 new pages: each page brings 30 of each.
       const report = await Crawler.run(
         store,
         completeSettings({ seeds: [`${server.origin}/`], allowIp: ['127.0.0.1/32'], delayMs: 0, concurrency: 1, perHost: 1, maxPages: fetches, checkpointPages: 3, checkpointMs: 600_000, live: false }),
@@ -48,6 +48,32 @@ describe('checkpoints on a wide site', () => {
     } finally {
       await store.close();
       await server.close();
+    }
+  });
+
+  it('takes --checkpoint-pages from the command line, reports waits for the store, and refuses bad values', async () => {
+    const server = await serveLogged((path) => widePage(path));
+    try {
+      const db = join(dir.path, 'cli.db');
+      const run = await runCli(['crawl', `${server.origin}/`, '--db', db, '--allow-ip', '127.0.0.1/32', '--delay', '0', '--max-pages', '20', '--no-live', '--checkpoint-pages', '2', '--json', '-q']);
+      assert.equal(run.code, 0, run.stderr);
+      const report = JSON.parse(run.stdout) as { fetched: number; settings: { checkpointPages: number }; checkpoints: { count: number; heldMs: number; held: number } };
+      assert.equal(report.fetched, 20);
+      assert.equal(report.settings.checkpointPages, 2);
+      // 30 new pages a fetch fill 10 x 2 at every page: a checkpoint per page, and waits counted with their time.
+      assert.ok(report.checkpoints.count >= 20, `${report.checkpoints.count} checkpoints`);
+      assert.ok(report.checkpoints.held >= 0 && (report.checkpoints.held === 0) === (report.checkpoints.heldMs === 0));
+    } finally {
+      await server.close();
+    }
+    for (const [args, pattern] of [
+      [['--db', join(dir.path, 'bad.db'), '--checkpoint-pages', '0'], /--checkpoint-pages: expected an integer of at least 1, got '0'/],
+      [['--db', 'postgres://nobody@127.0.0.1:1/none', '--shared', '--checkpoint-pages', '5'], /--checkpoint-pages: bounds a single crawl's writes to its store/],
+    ] as const) {
+      const refused = await runCli(['crawl', 'http://127.0.0.1:9/', ...args]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, pattern);
+      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
     }
   });
 });

@@ -36,6 +36,7 @@ export async function sharedCrawlCommand(seeds: string[], options: SharedCliOpti
   const option = options.join === true ? '--join' : options.instances !== undefined ? '--instances' : '--shared';
   requirePostgres(db, option);
   if (options.resume === true) throw new OptionError('--resume', 'a shared crawl is continued with --join');
+  if (options.checkpointPages !== undefined) throw new OptionError('--checkpoint-pages', "bounds a single crawl's writes to its store; a shared crawl's instances each write every --checkpoint ms");
   if (options.recrawl === true) throw new OptionError('--recrawl', 'is not supported in a crawl shared by several instances (a first pass with OPIC Greedy)');
   const instances = options.instances === undefined ? null : integerOption('--instances', options.instances, 1, 1);
   const location = redactLocation(db);

@@ -101,6 +101,7 @@ export function registerCrawl(program: Command): void {
     .option('--render-quiet <ms>', 'a rendered page has settled after this long without a request or a DOM change (default: 500)')
     .option('--render-resources <types>', 'what rendered pages may load, through the crawl\'s rules: script,stylesheet,fetch,xhr (default), also image,media,font,texttrack,manifest,other')
     .option('--checkpoint <ms>', 'write to the store this often (default: 1000)')
+    .option('--checkpoint-pages <n>', 'while a checkpoint is written, fetch at most this many pages (or 10 times as many links, or twice as many new pages) more, then wait for it (default: 10000)')
     .option('--store-retry <seconds>', 'when the store stops answering, try a checkpoint again this long before stopping (default: 120)')
     .option('--top <k>', 'pages listed at the end (default: 10)')
     .option('-q, --quiet', 'no progress on stderr')
@@ -234,7 +235,12 @@ function printReport(report: CrawlJson, json: boolean): void {
       ...connectionRows(report),
       ['requests (this session)', `${count(report.requests)} (${count(report.retries)} retries)`],
       ...(report.checkpoints !== undefined && report.checkpoints.count > 0
-        ? [['checkpoints (this session)', `${count(report.checkpoints.count)} written, ${seconds(report.checkpoints.totalMs / report.checkpoints.count / 1000)} each on average, the longest ${seconds(report.checkpoints.maxMs / 1000)}`]]
+        ? [
+            ['checkpoints (this session)', `${count(report.checkpoints.count)} written, ${seconds(report.checkpoints.totalMs / report.checkpoints.count / 1000)} each on average, the longest ${seconds(report.checkpoints.maxMs / 1000)}`],
+            ...(report.checkpoints.held > 0
+              ? [['waited for the store', `${seconds(report.checkpoints.heldMs / 1000)} in ${count(report.checkpoints.held)} waits, a checkpoint's worth pending (--checkpoint-pages ${count(settings.checkpointPages)})`]]
+              : []),
+          ]
         : []),
       ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
       ...renderRows(report),
