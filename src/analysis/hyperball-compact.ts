@@ -15,7 +15,13 @@
  * over the current ones once every thread has finished reading them (HyperBall's external mode:
  * the previous iteration's counters stay whole in memory, random reads; the new ones go
  * sequentially to disk). Per page besides: the ball size and harmonic sum (16 bytes), two changed
- * flags, and the distance sum when closeness or Lin's index is wanted (8 bytes).
+ * bits, and the distance sum when closeness or Lin's index is wanted (8 bytes).
+ *
+ * The time goes to random reads (at Common Crawl's host-graph size, about 160 ns of a thread per
+ * link, BENCHMARKS.md): each in-neighbour's changed mark, then its counter when it changed. So the
+ * marks are bits (42 MB at 3.35 x 10^8 hosts, against 335 MB for a byte per page), and each block's
+ * in-lists are decoded before its unions, so that the unions' loads are not held up behind the
+ * decoding's branches (about 8% less time at a quarter of that size, BENCHMARKS.md).
  */
 import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +30,7 @@ import { type CompactLists, SAMPLE } from '../graph/compact.js';
 import { LONG_PHASE_TIMEOUT_MS, barrierWait } from '../parallel/barrier.js';
 import { type TaskContext, runParallel, warmUpWorkers } from '../parallel/pool.js';
 import { sharedFloat64, sharedInt32 } from '../parallel/shared-memory.js';
-import { splitBySamples } from './compact-gather.js';
+import { decodeBlock, decodedBlock, splitBySamples } from './compact-gather.js';
 import { type HyperBallResult, POWERS, hyperBallSalts, hyperLogLogEstimate, initialRegister, initialRho, iterationTotals } from './hyperball.js';
 
 /** Registers per 32-bit word, and their width. */
@@ -39,12 +45,17 @@ export function counterWords(log2m: number): number {
 }
 
 /**
- * Bytes per page besides the counters: ball size, harmonic sum, two changed flags, and the distance
- * sum when closeness or Lin's index is wanted (26 bytes, else 18: at Common Crawl's 3.35 x 10^8 hosts
- * those 8 bytes are 2.7 GB, the difference between counters of 16 and of 32 registers).
+ * Bytes per page besides the counters: ball size, harmonic sum, two changed bits, and the distance
+ * sum when closeness or Lin's index is wanted (24.25 bytes, else 16.25: at Common Crawl's 3.35 x 10^8
+ * hosts those 8 bytes are 2.7 GB, the difference between counters of 16 and of 32 registers).
  */
 export function hyperBallPageBytes(distanceSums: boolean): number {
-  return distanceSums ? 26 : 18;
+  return (distanceSums ? 24 : 16) + 2 / 8;
+}
+
+/** Changed marks of n pages, one bit each, in 32-bit words. */
+function changedBits(n: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * Math.ceil(n / 32)));
 }
 
 export interface CompactHyperBallPlan {
@@ -101,7 +112,12 @@ export interface CompactHyperBallData {
    * it by position, and no end of the process (a signal, a crash) leaves it behind.
    */
   spillFd: number;
-  changed: readonly [Uint8Array, Uint8Array];
+  /**
+   * Which pages' counters changed in the iterations of either parity, a bit per page (page x: bit
+   * x & 31 of word x >>> 5). The threads' ranges start at multiples of SAMPLE, so each word has one
+   * writer.
+   */
+  changed: readonly [Int32Array, Int32Array];
   size: Float64Array;
   harmonic: Float64Array;
   distanceSum: Float64Array;
@@ -140,7 +156,7 @@ export function compactHyperBall(lists: CompactLists, options: CompactHyperBallO
     size[x] = estimatePacked(first, x * words, m);
     pairs += size[x]!;
   }
-  const changed = [new Uint8Array(new SharedArrayBuffer(n)).fill(1), new Uint8Array(new SharedArrayBuffer(n))] as const;
+  const changed = [changedBits(n).fill(-1), changedBits(n)] as const;
   let spillFd = -1;
   if (external) {
     const spillPath = join(options.spillDirectory!, `wga-hyperball-${process.pid}-${Date.now()}.counters`);
@@ -265,17 +281,25 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
     let pairs = 0;
     let spilled = 0;
     let spillFirst = lo;
+    let bits = 0;
     for (let v = lo; v < hi; v += SAMPLE) {
       const start = samples[v / SAMPLE]!;
       const segment = Math.floor(start / segmentBytes);
-      const bytes = segments[segment]!;
-      let p = start - segment * segmentBytes;
       const blockEnd = Math.min(hi, v + SAMPLE);
+      decodeBlock(segments[segment]!, start - segment * segmentBytes, v, blockEnd, block);
+      const sources = block.sources;
+      const ends = block.ends;
+      let a = 0;
       for (let x = v; x < blockEnd; x++) {
         const base = x * words;
         for (let w = 0; w < words; w++) counter[w] = current[base + w]!;
-        const touched = unionInList(bytes, p, x, current, changedNow, counter, words);
-        p = end;
+        let touched = false;
+        for (const stop = ends[x - v]!; a < stop; a++) {
+          const y = sources[a]!;
+          if (((changedNow[y >>> 5]! >>> (y & 31)) & 1) === 0) continue;
+          touched = true;
+          unionWith(current, y * words, counter, words);
+        }
         let grew = false;
         if (touched) {
           for (let w = 0; w < words; w++) {
@@ -302,8 +326,13 @@ export function compactHyperBallThread(context: TaskContext<CompactHyperBallData
           if (sums) distanceSum[x]! += growth * t;
           size[x] = Math.max(estimate, size[x]!);
           changedHere++;
-          changedNext[x] = 1;
-        } else changedNext[x] = 0;
+          bits |= 1 << (x & 31);
+        }
+        // A word of marks is this thread's alone (its range starts at a multiple of SAMPLE).
+        if ((x & 31) === 31 || x === hi - 1) {
+          changedNext[x >>> 5] = bits;
+          bits = 0;
+        }
         pairs += size[x]!;
       }
     }
@@ -337,53 +366,18 @@ function readWords(fd: number, into: Uint32Array, firstWord: number, count: numb
   }
 }
 
-/** Where the last list decoded ends. */
-let end = 0;
+/** Each thread's block of in-lists, decoded before its unions (each worker has its own module). */
+const block = decodedBlock();
 
-/**
- * The union into `counter` of the counters of x's in-neighbours that changed in the last iteration,
- * x's in-list at bytes[p...] (its header first); true when any did. The position after the list is
- * left in `end`.
- */
-function unionInList(bytes: Uint8Array, p: number, x: number, current: Uint32Array, changedNow: Uint8Array, counter: Uint32Array, words: number): boolean {
-  let b = bytes[p++]!;
-  let header = b & 0x7f;
-  if (b > 0x7f) {
-    let shift = 7;
-    do {
-      b = bytes[p++]!;
-      header |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b > 0x7f);
+/** The union into `counter` of the counter at current[other...] (the registers' maxima, six per word). */
+function unionWith(current: Uint32Array, other: number, counter: Uint32Array, words: number): void {
+  for (let w = 0; w < words; w++) {
+    const p0 = counter[w]!;
+    const q = current[other + w]!;
+    if (p0 === q) continue;
+    // The fields where p0 < q take q's register.
+    const less = ((((p0 | HIGH) - (q & ~HIGH)) | (p0 ^ q)) ^ (p0 | ~q)) & HIGH;
+    const mask = Math.imul(less >>> (REGISTER_BITS - 1), 31);
+    counter[w] = (p0 & ~mask) | (q & mask);
   }
-  const degree = header >>> 1;
-  let touched = false;
-  let y = 0;
-  for (let k = 0; k < degree; k++) {
-    b = bytes[p++]!;
-    let value = b & 0x7f;
-    if (b > 0x7f) {
-      let shift = 7;
-      do {
-        b = bytes[p++]!;
-        value |= (b & 0x7f) << shift;
-        shift += 7;
-      } while (b > 0x7f);
-    }
-    y = k === 0 ? (x + ((value >>> 1) ^ -(value & 1))) | 0 : (y + value + 1) | 0;
-    if (changedNow[y] === 0) continue;
-    touched = true;
-    const other = y * words;
-    for (let w = 0; w < words; w++) {
-      const p0 = counter[w]!;
-      const q = current[other + w]!;
-      if (p0 === q) continue;
-      // The fields where p0 < q take q's register.
-      const less = ((((p0 | HIGH) - (q & ~HIGH)) | (p0 ^ q)) ^ (p0 | ~q)) & HIGH;
-      const mask = Math.imul(less >>> (REGISTER_BITS - 1), 31);
-      counter[w] = (p0 & ~mask) | (q & mask);
-    }
-  }
-  end = p;
-  return touched;
 }

@@ -579,7 +579,7 @@ function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: Ap
           structures: [
             structure('in-lists (gap-encoded, with samples)', listBytes, n, m),
             structure(`counters (${2 ** result.log2m} registers of 5 bits, ${counterWords(result.log2m) * 4} bytes; ${result.external ? 'one array, the next on disk' : 'two arrays'})`, result.counterBytes, n, m),
-            structure(`ball size, harmonic ${distanceSums ? 'and distance sums' : 'sum'}, changed flags`, hyperBallPageBytes(distanceSums) * n, n, m),
+            structure(`ball size, harmonic ${distanceSums ? 'and distance sums' : 'sum'}, changed bits`, hyperBallPageBytes(distanceSums) * n, n, m),
             ...(result.memoryBytes > result.counterBytes + hyperBallPageBytes(distanceSums) * n ? [structure('closeness and Lin\'s index (after the counters)', 16 * n, n, m)] : []),
           ],
         },
@@ -637,7 +637,7 @@ export function compactDistances(
         structures: [
           structure('in-lists (gap-encoded, with samples)', compactBytes(lists), n, m),
           structure(`counters (${2 ** plan.log2m} registers of 5 bits; ${plan.external ? 'one array, the next on disk' : 'two arrays'})`, plan.counterBytes, n, m),
-          structure('ball size, harmonic sum, changed flags', hyperBallPageBytes(false) * n, n, m),
+          structure('ball size, harmonic sum, changed bits', hyperBallPageBytes(false) * n, n, m),
         ],
       },
       timings: { load },
