@@ -433,10 +433,11 @@ export class Crawler extends PagePipeline {
 
   /**
    * While a checkpoint is being written (on the SQLite writer thread, or to PostgreSQL), the crawl
-   * goes on fetching into the next batch, up to a checkpoint's worth (batchFull). Past that no fetch starts until the write is done, and the
-   * next checkpoint is asked for, so a store slower than the crawl holds it back instead of letting
-   * the waiting batch grow without bound. (With 100 times as many links, the wide site's batches of
-   * 200,000 new pages raised the crawl's peak RSS by 200 bytes per known URL: BENCHMARKS.md.)
+   * goes on fetching into the next batch, up to a checkpoint's worth (batchFull). Past that no fetch
+   * starts until the write is done, and the next checkpoint is asked for, so a store slower than the
+   * crawl holds it back instead of letting the waiting batch grow without bound. (With 100 times as
+   * many links, the wide site's batches of 200,000 new pages raised the crawl's peak RSS by 200 bytes
+   * per known URL: BENCHMARKS.md.)
    */
   private waitsForStore(): boolean {
     return this.writing !== null && this.batchFull();
