@@ -24,6 +24,8 @@ import { FileNotFoundError, InputFormatError, OptionError } from '../errors.js';
 import { CompactFile } from '../formats/compact-file.js';
 import { type CompactLists, SAMPLE, compactBytes, transposeDegrees } from '../graph/compact.js';
 import { topK } from '../analysis/top.js';
+import { releaseWorkers } from '../parallel/pool.js';
+import { collectGarbage } from '../util/collect-garbage.js';
 import { MONTE_CARLO_DEFAULTS, monteCarloThreads } from '../analysis/montecarlo.js';
 import { compactMonteCarloPageRank, monteCarloPageBytes } from '../analysis/montecarlo-compact.js';
 import type { Labels } from '../graph/labels.js';
@@ -277,12 +279,12 @@ interface CompactRanking {
 }
 
 /** PageRank of a compact graph: the in-lists only (no offsets), out-degrees counted from them. */
-function pageRankOf(file: CompactFile, options: CompactRankOptions, context: AppContext): CompactRanking {
+function pageRankOf(file: CompactFile, options: CompactRankOptions, context: AppContext, held: ListsHeld = { in: null }): CompactRanking {
   const n = file.nodeCount;
   const m = file.linkCount;
   let started = performance.now();
-  context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
-  const lists = file.readLists('in');
+  if (held.in === null) context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+  const lists = (held.in ??= file.readLists('in'));
   const outDegree = compactOutDegrees(lists);
   const automatic = options.solver === undefined || options.solver === 'auto';
   let solver: 'power' | 'gauss-seidel' = automatic ? compactAutoSolver(outDegree) : (options.solver as 'power' | 'gauss-seidel');
@@ -529,13 +531,13 @@ type GeometricMethod = 'harmonic' | 'closeness' | 'lin';
  * run), registers packed; log2m and whether the next counters go to disk planned for three
  * quarters of the memory (planCompactHyperBall).
  */
-function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext, distanceSums: boolean): Record<GeometricMethod, CompactRanking | null> {
+function hyperBallOf(file: CompactFile, options: CompactRankOptions, context: AppContext, distanceSums: boolean, held: ListsHeld = { in: null }): Record<GeometricMethod, CompactRanking | null> {
   const n = file.nodeCount;
   const m = file.linkCount;
   const { plan, text: planText } = planHyperBallFor(file, options.log2m ?? null, options.memoryBytes ?? totalmem(), distanceSums);
   let started = performance.now();
-  context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
-  const lists = file.readLists('in');
+  if (held.in === null) context.onProgress?.({ phase: 'compact', message: `loading the in-lists of ${n.toLocaleString('en-US')} pages` });
+  const lists = (held.in ??= file.readLists('in'));
   const load = elapsed(started);
   started = performance.now();
   const result = compactHyperBall(lists, {
@@ -718,21 +720,46 @@ export function compactInfo(path: string): CompactInfoJson {
   });
 }
 
-/** Runs each method once (TrafficRank and HOTness share one solve, harmonic, closeness and lin one HyperBall). */
-function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], options: CompactRankOptions, context: AppContext): CompactRanking[] {
+/** The in-lists loaded for one method, kept for the next that reads them (a ranks table's methods load them once). */
+interface ListsHeld {
+  in: CompactLists | null;
+}
+
+/** Methods that read the in-lists alone (TrafficRank reads both directions, Monte Carlo the out-lists). */
+const READS_IN_LISTS: ReadonlySet<CompactRankMethod> = new Set(['pagerank', 'harmonic', 'closeness', 'lin']);
+
+/**
+ * The rankings of `methods`, each run once (TrafficRank and HOTness share one solve, harmonic,
+ * closeness and Lin's index one HyperBall), one after another. Between two of them what the one
+ * before held is released before the next allocates (`between`: the pooled threads ended, a full
+ * collection), and the in-lists stay loaded while a later method reads them: at Common Crawl's
+ * size HyperBall's 15 GB and a second copy of the 5.9 GB in-lists beside PageRank's arrays were
+ * what killed the ranks table (BENCHMARKS.md).
+ */
+async function rankingsOf(file: CompactFile, methods: readonly CompactRankMethod[], options: CompactRankOptions, context: AppContext): Promise<CompactRanking[]> {
   let traffic: ReturnType<typeof trafficOf> | null = null;
   let geometric: ReturnType<typeof hyperBallOf> | null = null;
-  return methods.map((method) => {
-    if (method === 'pagerank') return pageRankOf(file, options, context);
-    if (method === 'montecarlo') return monteCarloOf(file, options, context);
-    if (method === 'traffic' || method === 'hotness') {
+  const held: ListsHeld = { in: null };
+  const rankings: CompactRanking[] = [];
+  for (const [i, method] of methods.entries()) {
+    if (method === 'pagerank') rankings.push(pageRankOf(file, options, context, held));
+    else if (method === 'montecarlo') rankings.push(monteCarloOf(file, options, context));
+    else if (method === 'traffic' || method === 'hotness') {
       traffic ??= trafficOf(file, options, context);
-      return method === 'traffic' ? traffic.traffic : traffic.hotness;
+      rankings.push(method === 'traffic' ? traffic.traffic : traffic.hotness);
+    } else {
+      // The distance sums (8 bytes per page) only when closeness or Lin's index is asked.
+      geometric ??= hyperBallOf(file, options, context, methods.includes('closeness') || methods.includes('lin'), held);
+      rankings.push(geometric[method]!);
     }
-    // The distance sums (8 bytes per page) only when closeness or Lin's index is asked.
-    geometric ??= hyperBallOf(file, options, context, methods.includes('closeness') || methods.includes('lin'));
-    return geometric[method]!;
-  });
+    if (i === methods.length - 1) break;
+    const later = methods.slice(i + 1);
+    if (!later.some((m) => READS_IN_LISTS.has(m))) held.in = null;
+    if (!later.includes('traffic') && !later.includes('hotness')) traffic = null;
+    await releaseWorkers();
+    collectGarbage();
+  }
+  return rankings;
 }
 
 /** Names the best pages, and keeps the scores beside the graph when asked. */
@@ -751,7 +778,18 @@ function finishRanking(file: CompactFile, ranking: CompactRanking, options: Comp
 
 /** A ranking of a compact graph (PageRank by default), without its plain form. */
 export function compactRank(path: string, options: CompactRankOptions = {}, context: AppContext = {}): CompactRankJson {
-  return withFile(path, (file) => finishRanking(file, rankingsOf(file, [options.method ?? 'pagerank'], options, context)[0]!, options));
+  return withFile(path, (file) => finishRanking(file, rankingOf(file, options.method ?? 'pagerank', options, context), options));
+}
+
+/** One ranking of a compact graph. */
+function rankingOf(file: CompactFile, method: CompactRankMethod, options: CompactRankOptions, context: AppContext): CompactRanking {
+  if (method === 'pagerank') return pageRankOf(file, options, context);
+  if (method === 'montecarlo') return monteCarloOf(file, options, context);
+  if (method === 'traffic' || method === 'hotness') {
+    const both = trafficOf(file, options, context);
+    return method === 'traffic' ? both.traffic : both.hotness;
+  }
+  return hyperBallOf(file, options, context, method !== 'harmonic')[method]!;
 }
 
 /** `rank G.wgc --method A,B --out FILE`: each method's report, and Common Crawl's ranks table of them all. */
@@ -774,11 +812,12 @@ export interface CompactRankTableJson {
 export async function compactRankTable(path: string, methods: readonly CompactRankMethod[], out: string | null, options: CompactRankOptions = {}, context: AppContext = {}): Promise<CompactRankTableJson> {
   const file = CompactFile.open(path);
   try {
-    const rankings = rankingsOf(file, methods, options, context);
+    const rankings = await rankingsOf(file, methods, options, context);
     const reports = rankings.map((ranking) => finishRanking(file, ranking, options));
     const started = performance.now();
     context.onProgress?.({ phase: 'compact', message: `ranks table: sorting ${file.nodeCount.toLocaleString('en-US')} pages by ${methods.join(', ')}` });
-    const positions = rankings.map((ranking) => rankPositions(ranking.scores));
+    // The order of the first method only (the table's lines); the others' positions.
+    const positions = rankings.map((ranking, i) => rankPositions(ranking.scores, { keepOrder: i === 0 }));
     const labels: Labels = file.labelsInPlace() ?? new IdentityLabels(file.nodeCount);
     const k = Math.min(options.top ?? 10, file.nodeCount);
     const top = Array.from(positions[0]!.order.subarray(0, k), (v) => ({

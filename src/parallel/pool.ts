@@ -57,6 +57,16 @@ function ensureWorkers(count: number): Worker[] {
   return workers.slice(0, count).map((w) => w.worker);
 }
 
+/**
+ * Ends the pooled workers (the next parallel task starts new ones). An idle worker runs no code,
+ * so its heap is never collected: the shared arrays of the last task it ran stay alive through it,
+ * however large. Called between analyses that each hold gigabytes (compact-graph.ts).
+ */
+export async function releaseWorkers(): Promise<void> {
+  const ending = workers.splice(0, workers.length);
+  await Promise.all(ending.map(({ worker }) => worker.terminate()));
+}
+
 /** Starts the workers ahead of need, so their start-up overlaps other work. */
 export function warmUpWorkers(threads: number): void {
   if (threads > 1) ensureWorkers(threads - 1);
