@@ -814,11 +814,15 @@ export async function compactRankTable(path: string, methods: readonly CompactRa
   try {
     const rankings = await rankingsOf(file, methods, options, context);
     const reports = rankings.map((ranking) => finishRanking(file, ranking, options));
+    // What the last method held (its lists, its vectors) goes before the sort's 8 bytes a page.
+    await releaseWorkers();
+    collectGarbage();
     const started = performance.now();
     context.onProgress?.({ phase: 'compact', message: `ranks table: sorting ${file.nodeCount.toLocaleString('en-US')} pages by ${methods.join(', ')}` });
     // The order of the first method only (the table's lines); the others' positions.
     const positions = rankings.map((ranking, i) => rankPositions(ranking.scores, { keepOrder: i === 0 }));
-    const labels: Labels = file.labelsInPlace() ?? new IdentityLabels(file.nodeCount);
+    // Every page is named, in rank order: the names in memory (a read of the file per name costs ~10 us, 1 us so).
+    const labels: Labels = (out === null ? file.labelsInPlace() : file.labelsInMemory()) ?? new IdentityLabels(file.nodeCount);
     const k = Math.min(options.top ?? 10, file.nodeCount);
     const top = Array.from(positions[0]!.order.subarray(0, k), (v) => ({
       label: labels.label(v),

@@ -12,7 +12,23 @@ import type { Labels } from './labels.js';
 export const LABEL_BLOCK = 16;
 const BLOCK = LABEL_BLOCK;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+
+/** The value readVarintAt read last (a module cell rather than an object per call). */
+let varintRead = 0;
+
+/** Reads a LEB128 varint of any size below 2^53 at `p` into varintRead; returns the position after it. */
+function readVarintAt(data: Uint8Array, p: number): number {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = data[p++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) break;
+    scale *= 128;
+  }
+  varintRead = value;
+  return p;
+}
 
 /** Appends `value` as a varint: 7 bits per byte, low bits first, the high bit set on all but the last. */
 function writeVarint(out: ByteSink, value: number): void {
@@ -127,38 +143,46 @@ export class FrontCodedLabels implements Labels {
     return builder.finish();
   }
 
-  /** The bytes of name `id`. */
-  private bytesOf(id: number): Uint8Array {
+  /** Decoded names are built here, each over the one before (front coding): no allocation per step. */
+  private scratch = Buffer.alloc(256);
+
+  /** Name `id` decoded into `scratch`; returns its length in bytes. */
+  private decodeInto(id: number): number {
     if (!(id >= 0 && id < this.size)) throw new RangeError(`label id ${id} outside 0..${this.size - 1}`);
     const data = this.blockBytes(Math.floor(id / BLOCK));
-    let p = 0;
-    const readVarint = (): number => {
-      let value = 0;
-      let scale = 1;
-      for (;;) {
-        const byte = data[p++]!;
-        value += (byte & 0x7f) * scale;
-        if (byte < 0x80) return value;
-        scale *= 128;
-      }
-    };
-    const firstLength = readVarint();
-    let current = data.slice(p, p + firstLength);
-    p += firstLength;
+    let p = readVarintAt(data, 0);
+    let length = varintRead;
+    if (this.scratch.length < length) this.scratch = Buffer.alloc(2 * length);
+    let scratch = this.scratch;
+    for (let i = 0; i < length; i++) scratch[i] = data[p + i]!;
+    p += length;
     for (let k = id % BLOCK; k > 0; k--) {
-      const shared = readVarint();
-      const rest = readVarint();
-      const next = new Uint8Array(shared + rest);
-      next.set(current.subarray(0, shared));
-      next.set(data.subarray(p, p + rest), shared);
+      p = readVarintAt(data, p);
+      const shared = varintRead;
+      p = readVarintAt(data, p);
+      const rest = varintRead;
+      length = shared + rest;
+      if (scratch.length < length) {
+        const bigger = Buffer.alloc(2 * length);
+        scratch.copy(bigger, 0, 0, shared);
+        this.scratch = scratch = bigger;
+      }
+      for (let i = 0; i < rest; i++) scratch[shared + i] = data[p + i]!;
       p += rest;
-      current = next;
     }
-    return current;
+    return length;
+  }
+
+  /** The bytes of name `id` (a copy). */
+  private bytesOf(id: number): Uint8Array {
+    const length = this.decodeInto(id);
+    return Uint8Array.prototype.slice.call(this.scratch, 0, length);
   }
 
   label(id: number): string {
-    return decoder.decode(this.bytesOf(id));
+    const length = this.decodeInto(id);
+    // (After the decoding, which may have replaced the scratch buffer by a larger one.)
+    return this.scratch.toString('utf8', 0, length);
   }
 
   id(label: string): number {
