@@ -29,9 +29,20 @@
  *
  * A page waiting to be fetched has no out-links, so a push there only moves its residual into its
  * score: the engine does that at once, and keeps for a waiting page its score alone (no residual,
- * no place in the queue, no link offsets: 20 bytes with the guess instead of 46, which is what a
- * crawl's known, unfetched URL costs here). When it is fetched, its score moves back into its
- * residual (nothing else's equation held it) and its new links carry it on the next push.
+ * no place in the queue, no link offsets), which is what a crawl's known, unfetched URL costs
+ * here (issue 38). When it is fetched, its score moves back into its residual (nothing else's
+ * equation held it) and its new links carry it on the next push.
+ *
+ * A waiting page's numbers are single precision, 8 bytes a page: its score z and its guess h
+ * (float32), and once fetched NaN in the score's place and its slot in the guess's (an int32 view
+ * of the same bytes); a fetched page's z and h are double precision in its slot. Why that is
+ * enough: a waiting page's z is determined by the fetched pages' (its source plus what its
+ * in-neighbours send, no equation of another page holds it), so the exact vector computes the
+ * waiting pages' entries afresh, in double precision, from the fetched pages' scores
+ * (exactScores(): what finish() publishes, to 1e-11), and refreshResidual() recomputes every
+ * fetched page's residual from double-precision values. Only the live, guessed vectors read the
+ * stored single-precision values: a relative error of about 6e-8 per waiting page, against the
+ * live tolerance of 1e-5.
  *
  * A graph change updates r exactly: a new page gets its source 1 - c (waiting: in its score); setting u's
  * out-links to T (replacing T_old) adds c z[u] / |T| to r[t] for t in T and
@@ -96,9 +107,10 @@ export interface IncrementalPageRankState {
   damping: number;
   guessUnfetched: boolean;
   n: number;
-  z: Float64Array;
-  h: Float64Array;
-  slot: Int32Array;
+  waitZ: Float32Array;
+  word: Int32Array;
+  fetchedZ: Float64Array;
+  fetchedH: Float64Array;
   mass: number;
   hMass: number;
   fetchedCount: number;
@@ -134,20 +146,25 @@ export class IncrementalPageRank {
   /** True while the guess is kept (the option, until stopGuessing()). */
   private guessing: boolean;
   private n = 0;
-  // Per page (every page known):
-  /** Unnormalised scores: each page's teleport source is 1 - c (see the header). */
-  private z = new Float64Array(1024);
-  /** The guess's vector (see the header; empty without the guess). */
-  private h = new Float64Array(0);
-  /** slot[v] - 1: page v's row in the arrays of fetched pages below; 0 while v waits. */
-  private slot = new Int32Array(1024);
+  // Per page (every page known), 8 bytes (see the header):
+  /**
+   * A waiting page's unnormalised score (each page's teleport source is 1 - c, see the header);
+   * NaN once the page is fetched, whose score is then fetchedZ[its slot].
+   */
+  private waitZ = new Float32Array(1024);
+  /** A waiting page's guess h (as float32 bits, waitH is the view); a fetched page's slot. */
+  private word = new Int32Array(1024);
+  private waitH = new Float32Array(this.word.buffer);
   /** Sums of z and h, kept as they change. */
   private mass = 0;
   private hMass = 0;
   // Per fetched page (by slot): a waiting page has no out-links, so a push there would only move
   // its residual into its score; it is done at once (z[w] += the amount), and a waiting page needs
-  // neither a residual nor a place in the queue (issue 38: 20 bytes a waiting page instead of 46).
+  // neither a residual nor a place in the queue.
   private fetchedCount = 0;
+  /** Scores z and guesses h of the fetched pages (the guess's empty without it). */
+  private fetchedZ = new Float64Array(1024);
+  private fetchedH = new Float64Array(0);
   /** Residuals of z and of h. */
   private r = new Float64Array(1024);
   private rh = new Float64Array(0);
@@ -174,15 +191,17 @@ export class IncrementalPageRank {
     this.damping = damping;
     this.guessing = options.guessUnfetched ?? false;
     if (this.guessing) {
-      this.h = new Float64Array(1024);
+      this.fetchedH = new Float64Array(1024);
       this.rh = new Float64Array(1024);
     }
     const capacity = options.capacity ?? 0;
-    if (capacity > this.z.length) {
+    if (capacity > this.waitZ.length) {
       // Room for `capacity` pages, fetched or not, views of one buffer each (util/typed-arrays.ts).
-      const pages = reservedArrays<[Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Int32Array<ArrayBuffer>]>(capacity, Float64Array, Float64Array, Int32Array);
-      const fetched = reservedArrays<[Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Uint8Array<ArrayBuffer>]>(
+      const pages = reservedArrays<[Float32Array<ArrayBuffer>, Int32Array<ArrayBuffer>]>(capacity, Float32Array, Int32Array);
+      const fetched = reservedArrays<[Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Int32Array<ArrayBuffer>, Uint8Array<ArrayBuffer>]>(
         capacity,
+        Float64Array,
+        Float64Array,
         Float64Array,
         Float64Array,
         Int32Array,
@@ -190,16 +209,34 @@ export class IncrementalPageRank {
         Uint8Array,
       );
       if (pages !== null) {
-        const [z, h, slot] = pages;
-        [this.z, this.slot] = [z, slot];
-        if (this.guessing) this.h = h;
+        [this.waitZ, this.word] = pages;
+        this.waitH = new Float32Array(this.word.buffer, this.word.byteOffset, this.word.length);
       }
       if (fetched !== null) {
-        const [r, rh, start, degree, inQueue] = fetched;
-        [this.r, this.start, this.degree, this.inQueue] = [r, start, degree, inQueue];
-        if (this.guessing) this.rh = rh;
+        const [fetchedZ, fetchedH, r, rh, start, degree, inQueue] = fetched;
+        [this.fetchedZ, this.r, this.start, this.degree, this.inQueue] = [fetchedZ, r, start, degree, inQueue];
+        if (this.guessing) [this.fetchedH, this.rh] = [fetchedH, rh];
       }
     }
+  }
+
+  /** Page v's slot among the fetched pages, or -1 while it waits. */
+  private slotOf(v: number): number {
+    const z = this.waitZ[v]!;
+    return z === z ? -1 : this.word[v]!;
+  }
+
+  /** Page v's score z (unnormalised). */
+  private zOf(v: number): number {
+    const z = this.waitZ[v]!;
+    return z === z ? z : this.fetchedZ[this.word[v]!]!;
+  }
+
+  /** Page v's guess h (0 without the guess). */
+  private hOf(v: number): number {
+    if (!this.guessing) return 0;
+    const z = this.waitZ[v]!;
+    return z === z ? this.waitH[v]! : this.fetchedH[this.word[v]!]!;
   }
 
   /** Whether the vector guesses the waiting pages' links (the option; false after stopGuessing()). */
@@ -214,7 +251,8 @@ export class IncrementalPageRank {
    */
   stopGuessing(): void {
     this.guessing = false;
-    this.h = new Float64Array(0);
+    // Waiting pages' guesses stay in their words (nothing reads them any more); the fetched pages' go.
+    this.fetchedH = new Float64Array(0);
     this.rh = new Float64Array(0);
     this.hMass = 0;
   }
@@ -225,17 +263,19 @@ export class IncrementalPageRank {
 
   /** The whole state, arrays included without a copy (see IncrementalPageRankState). */
   exportState(): IncrementalPageRankState {
-    const { damping, guessing: guessUnfetched, n, z, h, slot, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
-    return { damping, guessUnfetched, n, z, h, slot, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
+    const { damping, guessing: guessUnfetched, n, waitZ, word, fetchedZ, fetchedH, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits } = this;
+    return { damping, guessUnfetched, n, waitZ, word, fetchedZ, fetchedH, mass, hMass, fetchedCount, r, rh, seenLinks, start, degree, links, linksUsed, liveLinks, queue, head, queued, inQueue, totalPushes, totalEdgeVisits };
   }
 
   /** An engine that carries on from an exported state (the same vector, residual and queue). */
   static fromState(state: IncrementalPageRankState): IncrementalPageRank {
     const engine = new IncrementalPageRank(state.damping, { guessUnfetched: state.guessUnfetched });
     engine.n = state.n;
-    engine.z = state.z as Float64Array<ArrayBuffer>;
-    engine.h = state.h as Float64Array<ArrayBuffer>;
-    engine.slot = state.slot as Int32Array<ArrayBuffer>;
+    engine.waitZ = state.waitZ as Float32Array<ArrayBuffer>;
+    engine.word = state.word as Int32Array<ArrayBuffer>;
+    engine.waitH = new Float32Array(engine.word.buffer, engine.word.byteOffset, engine.word.length);
+    engine.fetchedZ = state.fetchedZ as Float64Array<ArrayBuffer>;
+    engine.fetchedH = state.fetchedH as Float64Array<ArrayBuffer>;
     engine.mass = state.mass;
     engine.hMass = state.hMass;
     engine.fetchedCount = state.fetchedCount;
@@ -258,7 +298,7 @@ export class IncrementalPageRank {
 
   /** The arrays of an exported state, each buffer once (views reserved together share one): to transfer. */
   static buffersOf(state: IncrementalPageRankState): ArrayBuffer[] {
-    const arrays = [state.z, state.h, state.slot, state.r, state.rh, state.start, state.degree, state.links, state.queue, state.inQueue];
+    const arrays = [state.waitZ, state.word, state.fetchedZ, state.fetchedH, state.r, state.rh, state.start, state.degree, state.links, state.queue, state.inQueue];
     return [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))];
   }
 
@@ -268,22 +308,23 @@ export class IncrementalPageRank {
 
   /** Bytes held by the typed arrays (their lengths: reserved room included). */
   get bytes(): number {
-    return [this.z, this.h, this.slot, this.r, this.rh, this.start, this.degree, this.links, this.queue, this.inQueue].reduce((sum, array) => sum + array.byteLength, 0);
+    return [this.waitZ, this.word, this.fetchedZ, this.fetchedH, this.r, this.rh, this.start, this.degree, this.links, this.queue, this.inQueue].reduce((sum, array) => sum + array.byteLength, 0);
   }
 
   /** Adds pages until there are `total` (ids n .. total - 1), each with no out-links yet. */
   growTo(total: number): void {
     if (total <= this.n) return;
-    if (total > this.z.length) {
-      const size = columnSize(this.z.length, total, Int32Array.BYTES_PER_ELEMENT);
-      this.z = grown(this.z, size);
-      if (this.guessing) this.h = grown(this.h, size);
-      this.slot = grown(this.slot, size);
+    if (total > this.waitZ.length) {
+      const size = columnSize(this.waitZ.length, total, Int32Array.BYTES_PER_ELEMENT);
+      this.waitZ = grown(this.waitZ, size);
+      this.word = grown(this.word, size);
+      this.waitH = new Float32Array(this.word.buffer, this.word.byteOffset, this.word.length);
     }
     // A new page waits: its source 1 - c goes straight into its score (see the fields).
     const source = 1 - this.damping;
-    for (let v = this.n; v < total; v++) this.z[v] = source;
-    this.mass += source * (total - this.n);
+    const stored = Math.fround(source);
+    for (let v = this.n; v < total; v++) this.waitZ[v] = stored;
+    this.mass += stored * (total - this.n);
     this.n = total;
   }
 
@@ -294,9 +335,9 @@ export class IncrementalPageRank {
   setLinks(u: number, targets: ArrayLike<number>): void {
     this.checkPage(u);
     const c = this.damping;
-    let s = this.slot[u]! - 1;
+    let s = this.slotOf(u);
     if (s < 0) s = this.startFetching(u);
-    const zu = this.z[u]!;
+    const zu = this.fetchedZ[s]!;
     const oldDegree = this.degree[s]!;
     if (oldDegree > 0 && zu !== 0) {
       const share = (c * zu) / oldDegree;
@@ -305,7 +346,7 @@ export class IncrementalPageRank {
     }
     if (this.guessing && oldDegree > 0) {
       // The old links leave cnt (source of h) and carry h[u] no more.
-      const share = 1 + (c * this.h[u]!) / oldDegree;
+      const share = 1 + (c * this.fetchedH[s]!) / oldDegree;
       const from = this.start[s]!;
       for (let e = from; e < from + oldDegree; e++) this.addGuessResidual(this.links[e]!, -share);
       this.seenLinks -= oldDegree;
@@ -330,7 +371,7 @@ export class IncrementalPageRank {
       for (let e = from; e < from + k; e++) this.addResidual(this.links[e]!, share);
     }
     if (this.guessing && k > 0) {
-      const share = 1 + (c * this.h[u]!) / k;
+      const share = 1 + (c * this.fetchedH[s]!) / k;
       for (let e = from; e < from + k; e++) this.addGuessResidual(this.links[e]!, share);
       this.seenLinks += k;
     }
@@ -345,22 +386,30 @@ export class IncrementalPageRank {
     const s = this.fetchedCount++;
     if (s === this.r.length) {
       const size = columnSize(this.r.length, s + 1, Uint8Array.BYTES_PER_ELEMENT);
+      this.fetchedZ = grown(this.fetchedZ, size);
       this.r = grown(this.r, size);
-      if (this.guessing) this.rh = grown(this.rh, size);
+      if (this.guessing) {
+        this.fetchedH = grown(this.fetchedH, size);
+        this.rh = grown(this.rh, size);
+      }
       this.start = grown(this.start, size);
       this.degree = grown(this.degree, size);
       this.inQueue = grown(this.inQueue, size);
     }
     if (this.queue.length < this.fetchedCount) this.growQueue(Math.max(this.fetchedCount, 2 * this.queue.length));
-    this.slot[u] = s + 1;
-    this.r[s] = this.z[u]!;
-    this.mass -= this.z[u]!;
-    this.z[u] = 0;
+    const z = this.waitZ[u]!;
+    this.r[s] = z;
+    this.mass -= z;
+    this.fetchedZ[s] = 0;
     if (this.guessing) {
-      this.rh[s] = this.h[u]!;
-      this.hMass -= this.h[u]!;
-      this.h[u] = 0;
+      const h = this.waitH[u]!;
+      this.rh[s] = h;
+      this.hMass -= h;
+      this.fetchedH[s] = 0;
     }
+    // Fetched: NaN in the score's place, the slot in the word (after the guess was read from it).
+    this.waitZ[u] = Number.NaN;
+    this.word[u] = s;
     if (this.r[s] !== 0 || (this.guessing && this.rh[s] !== 0)) this.enqueue(u, s);
     return s;
   }
@@ -375,7 +424,7 @@ export class IncrementalPageRank {
 
   /** The out-links of page u (a view: copy it to keep it). */
   outLinks(u: number): Int32Array {
-    const s = this.slot[u]! - 1;
+    const s = this.slotOf(u);
     if (s < 0) return this.links.subarray(0, 0);
     const from = this.start[s]!;
     return this.links.subarray(from, from + this.degree[s]!);
@@ -411,7 +460,7 @@ export class IncrementalPageRank {
     const guess = this.guessing;
     const thetaH = this.guessThreshold(tolerance * GUESS_TOLERANCE_FACTOR);
     const c = this.damping;
-    const { z, h, slot, r, rh, start, degree, links, inQueue } = this;
+    const { waitZ, waitH, word, fetchedZ, fetchedH, r, rh, start, degree, links, inQueue } = this;
     let pushes = 0;
     let edgeVisits = 0;
     while (this.queued > 0) {
@@ -421,7 +470,7 @@ export class IncrementalPageRank {
         return { pushes, edgeVisits, converged: false };
       }
       const v = this.dequeue();
-      const sv = slot[v]! - 1;
+      const sv = word[v]!;
       inQueue[sv] = 0;
       const rv = r[sv]!;
       const hv = guess ? rh[sv]! : 0;
@@ -430,12 +479,12 @@ export class IncrementalPageRank {
       if (!moveZ && !moveH) continue;
       if (moveZ) {
         r[sv] = 0;
-        z[v]! += rv;
+        fetchedZ[sv]! += rv;
         this.mass += rv;
       }
       if (moveH) {
         rh[sv] = 0;
-        h[v]! += hv;
+        fetchedH[sv]! += hv;
         this.hMass += hv;
       }
       pushes++;
@@ -449,12 +498,13 @@ export class IncrementalPageRank {
       if (moveZ && !moveH) {
         for (let e = from; e < end; e++) {
           const w = links[e]!;
-          const sw = slot[w]! - 1;
-          if (sw < 0) {
-            z[w]! += share;
+          const zw = waitZ[w]!;
+          if (zw === zw) {
+            waitZ[w] = zw + share;
             toWaiting++;
             continue;
           }
+          const sw = word[w]!;
           const value = r[sw]! + share;
           r[sw] = value;
           if (inQueue[sw] === 0 && Math.abs(value) > theta) this.enqueue(w, sw);
@@ -464,13 +514,14 @@ export class IncrementalPageRank {
         // h moves (z too when moveZ; share is 0 otherwise).
         for (let e = from; e < end; e++) {
           const w = links[e]!;
-          const sw = slot[w]! - 1;
-          if (sw < 0) {
-            z[w]! += share;
-            h[w]! += shareH;
+          const zw = waitZ[w]!;
+          if (zw === zw) {
+            waitZ[w] = zw + share;
+            waitH[w]! += shareH;
             toWaiting++;
             continue;
           }
+          const sw = word[w]!;
           const value = r[sw]! + share;
           r[sw] = value;
           const valueH = rh[sw]! + shareH;
@@ -510,13 +561,8 @@ export class IncrementalPageRank {
     const c = this.damping;
     const F = this.fetchedCount;
     if (F === 0) return 0;
-    const { z, slot, start, degree, links } = this;
-    // The page of each slot, and each fetched page's share factor c / (its out-degree).
-    const pageOf = new Int32Array(F);
-    for (let v = 0; v < this.n; v++) {
-      const s = slot[v]! - 1;
-      if (s >= 0) pageOf[s] = v;
-    }
+    const { fetchedZ, start, degree, links } = this;
+    // Each fetched page's share factor c / (its out-degree).
     const perLink = new Float64Array(F);
     const offsets = new Int32Array(F + 1);
     for (let s = 0; s < F; s++) {
@@ -524,7 +570,7 @@ export class IncrementalPageRank {
       if (k > 0) perLink[s] = c / k;
       const from = start[s]!;
       for (let e = from; e < from + k; e++) {
-        const t = slot[links[e]!]! - 1;
+        const t = this.slotOf(links[e]!);
         if (t >= 0) offsets[t + 1]!++;
       }
     }
@@ -535,7 +581,7 @@ export class IncrementalPageRank {
       const k = degree[s]!;
       const from = start[s]!;
       for (let e = from; e < from + k; e++) {
-        const t = slot[links[e]!]! - 1;
+        const t = this.slotOf(links[e]!);
         if (t >= 0) sources[fill[t]!++] = s;
       }
     }
@@ -544,7 +590,7 @@ export class IncrementalPageRank {
     const x = new Float64Array(F);
     const sent = new Float64Array(F);
     for (let s = 0; s < F; s++) {
-      x[s] = z[pageOf[s]!]!;
+      x[s] = fetchedZ[s]!;
       sent[s] = x[s]! * perLink[s]!;
     }
     const stop = (this.threshold(tolerance) * this.n) / 10;
@@ -563,7 +609,7 @@ export class IncrementalPageRank {
       }
       if (change <= stop) break;
     }
-    for (let s = 0; s < F; s++) z[pageOf[s]!] = x[s]!;
+    fetchedZ.set(x);
     return sweeps;
   }
 
@@ -579,58 +625,54 @@ export class IncrementalPageRank {
    */
   refreshResidual(): void {
     const c = this.damping;
-    const { z, slot, r, start, degree, links } = this;
+    const { waitZ, word, fetchedZ, r, start, degree, links } = this;
     const n = this.n;
-    for (let v = 0; v < n; v++) {
-      const s = slot[v]! - 1;
-      if (s >= 0) r[s] = 1 - c - z[v]!;
-      else z[v] = 1 - c;
-    }
-    for (let u = 0; u < n; u++) {
-      const s = slot[u]! - 1;
-      if (s < 0) continue;
+    const F = this.fetchedCount;
+    const source = Math.fround(1 - c);
+    for (let s = 0; s < F; s++) r[s] = 1 - c - fetchedZ[s]!;
+    for (let v = 0; v < n; v++) if (waitZ[v] === waitZ[v]) waitZ[v] = source;
+    let mass = source * (n - F);
+    for (let s = 0; s < F; s++) {
+      mass += fetchedZ[s]!;
       const k = degree[s]!;
-      if (k === 0 || z[u] === 0) continue;
-      const share = (c * z[u]!) / k;
+      if (k === 0 || fetchedZ[s] === 0) continue;
+      const share = (c * fetchedZ[s]!) / k;
       const from = start[s]!;
       for (let e = from; e < from + k; e++) {
         const w = links[e]!;
-        const sw = slot[w]! - 1;
-        if (sw >= 0) r[sw]! += share;
-        else z[w]! += share;
+        const zw = waitZ[w]!;
+        if (zw === zw) {
+          waitZ[w] = zw + share;
+          mass += share;
+        } else r[word[w]!]! += share;
       }
     }
-    let mass = 0;
-    for (let v = 0; v < n; v++) mass += z[v]!;
     this.mass = mass;
     if (this.guessing) {
-      const { h, rh } = this;
-      for (let v = 0; v < n; v++) {
-        const s = slot[v]! - 1;
-        if (s >= 0) rh[s] = -h[v]!;
-        else h[v] = 0;
-      }
-      for (let u = 0; u < n; u++) {
-        const s = slot[u]! - 1;
-        if (s < 0) continue;
+      const { waitH, fetchedH, rh } = this;
+      for (let s = 0; s < F; s++) rh[s] = -fetchedH[s]!;
+      for (let v = 0; v < n; v++) if (waitZ[v] === waitZ[v]) waitH[v] = 0;
+      let hMass = 0;
+      for (let s = 0; s < F; s++) {
+        hMass += fetchedH[s]!;
         const k = degree[s]!;
         if (k === 0) continue;
-        const share = 1 + (c * h[u]!) / k;
+        const share = 1 + (c * fetchedH[s]!) / k;
         const from = start[s]!;
         for (let e = from; e < from + k; e++) {
           const w = links[e]!;
-          const sw = slot[w]! - 1;
-          if (sw >= 0) rh[sw]! += share;
-          else h[w]! += share;
+          if (waitZ[w] === waitZ[w]) {
+            waitH[w]! += share;
+            hMass += share;
+          } else rh[word[w]!]! += share;
         }
       }
-      let hMass = 0;
-      for (let v = 0; v < n; v++) hMass += h[v]!;
       this.hMass = hMass;
     }
     for (let v = 0; v < n; v++) {
-      const s = slot[v]! - 1;
-      if (s >= 0 && this.inQueue[s] === 0) this.enqueue(v, s);
+      if (waitZ[v] === waitZ[v]) continue;
+      const s = word[v]!;
+      if (this.inQueue[s] === 0) this.enqueue(v, s);
     }
   }
 
@@ -648,24 +690,30 @@ export class IncrementalPageRank {
    * (nothing seen or waiting yet; an unconverged h making the denominator non-positive), 0.
    */
   private combination(exact: boolean): { beta: number; total: number } {
-    const { z, h, slot } = this;
+    const { waitZ, waitH, fetchedZ, fetchedH } = this;
+    const F = this.fetchedCount;
+    let waitingZ = 0;
+    let waitingH = 0;
+    const guessed = !exact && this.guessing;
+    for (let v = 0; v < this.n; v++) {
+      const z = waitZ[v]!;
+      if (z !== z) continue;
+      waitingZ += z;
+      if (guessed) waitingH += waitH[v]!;
+    }
     let beta = 0;
-    if (!exact && this.guessing && this.seenLinks > 0) {
-      let waitingZ = 0;
-      let waitingH = 0;
-      for (let v = 0; v < this.n; v++) {
-        if (slot[v] !== 0) continue;
-        waitingZ += z[v]!;
-        waitingH += h[v]!;
-      }
+    if (guessed && this.seenLinks > 0) {
       const denominator = this.seenLinks - this.damping * waitingH;
       // Positive for the exact vectors (the guessed chain is substochastic); an unconverged h could
       // break that, and then the guess is left out of this vector.
       if (waitingZ !== 0 && denominator > 0) beta = (this.damping * waitingZ) / denominator;
     }
-    let total = 0;
-    if (beta === 0) for (let v = 0; v < this.n; v++) total += z[v]!;
-    else for (let v = 0; v < this.n; v++) total += z[v]! + beta * h[v]!;
+    let total = waitingZ;
+    for (let s = 0; s < F; s++) total += fetchedZ[s]!;
+    if (beta !== 0) {
+      total += beta * waitingH;
+      for (let s = 0; s < F; s++) total += beta * fetchedH[s]!;
+    }
     return { beta, total };
   }
 
@@ -676,24 +724,62 @@ export class IncrementalPageRank {
 
   /**
    * The k best pages of scores() (exactScores() if `exact`), best first, [page, score], without
-   * building the vector: what a crawl shows while it runs needs no more (issue 38: a vector of
-   * every known page, published each second, was 8 to 24 bytes of the crawler's RAM per page).
+   * building the guessed vector: what a crawl shows while it runs needs no more (issue 38: a vector
+   * of every known page, published each second, was 8 to 24 bytes of the crawler's RAM per page).
+   * The exact vector's (computed afresh, see exactScores) is the best of that vector; pass it as
+   * `vector` when it is built already.
    */
-  top(k: number, exact = false): Array<[number, number]> {
-    const { beta, total } = this.combination(exact);
-    const { z, h } = this;
+  top(k: number, exact = false, vector: Float64Array | null = null): Array<[number, number]> {
+    if (exact) {
+      const x = vector ?? this.exactScores();
+      return Array.from(topKBy(this.n, (v) => x[v]!, k), (v) => [v, x[v]!]);
+    }
+    const { beta, total } = this.combination(false);
     // Divided as vector() divides, so that the values are the vector's own, bit for bit.
     const divisor = total > 0 ? total : 1;
-    const scoreOf = beta === 0 ? (v: number): number => z[v]! / divisor : (v: number): number => (z[v]! + beta * h[v]!) / divisor;
+    const scoreOf = beta === 0 ? (v: number): number => this.zOf(v) / divisor : (v: number): number => (this.zOf(v) + beta * this.hOf(v)) / divisor;
     return Array.from(topKBy(this.n, scoreOf, k), (v) => [v, scoreOf(v)]);
   }
 
   private vector(exact: boolean): Float64Array {
-    const { beta, total } = this.combination(exact);
-    const { z, h } = this;
+    // Without the guess the vector is the exact one, computed afresh (the stored waiting scores are single precision).
+    if (exact || !this.guessing) return this.exactVector();
+    const { beta, total } = this.combination(false);
     const x = new Float64Array(this.n);
-    for (let v = 0; v < this.n; v++) x[v] = beta === 0 ? z[v]! : z[v]! + beta * h[v]!;
+    for (let v = 0; v < this.n; v++) x[v] = beta === 0 ? this.zOf(v) : this.zOf(v) + beta * this.hOf(v);
     if (total > 0) for (let v = 0; v < this.n; v++) x[v]! /= total;
+    return x;
+  }
+
+  /**
+   * z with every waiting page's entry computed afresh in double precision from its definition
+   * (its source 1 - c and what its fetched in-neighbours send: see the header), normalised.
+   */
+  private exactVector(): Float64Array {
+    const c = this.damping;
+    const { waitZ, word, fetchedZ, start, degree, links } = this;
+    const n = this.n;
+    const x = new Float64Array(n);
+    for (let v = 0; v < n; v++) {
+      const z = waitZ[v]!;
+      x[v] = z === z ? 1 - c : fetchedZ[word[v]!]!;
+    }
+    for (let v = 0; v < n; v++) {
+      const z = waitZ[v]!;
+      if (z === z) continue;
+      const s = word[v]!;
+      const k = degree[s]!;
+      if (k === 0 || fetchedZ[s] === 0) continue;
+      const share = (c * fetchedZ[s]!) / k;
+      const from = start[s]!;
+      for (let e = from; e < from + k; e++) {
+        const w = links[e]!;
+        if (waitZ[w] === waitZ[w]) x[w]! += share;
+      }
+    }
+    let total = 0;
+    for (let v = 0; v < n; v++) total += x[v]!;
+    if (total > 0) for (let v = 0; v < n; v++) x[v]! /= total;
     return x;
   }
 
@@ -713,9 +799,9 @@ export class IncrementalPageRank {
 
   /** Adds to page w's residual (a waiting page: to its score at once). */
   private addResidual(w: number, amount: number): void {
-    const s = this.slot[w]! - 1;
+    const s = this.slotOf(w);
     if (s < 0) {
-      this.z[w]! += amount;
+      this.waitZ[w]! += amount;
       this.mass += amount;
       return;
     }
@@ -724,9 +810,9 @@ export class IncrementalPageRank {
   }
 
   private addGuessResidual(w: number, amount: number): void {
-    const s = this.slot[w]! - 1;
+    const s = this.slotOf(w);
     if (s < 0) {
-      this.h[w]! += amount;
+      this.waitH[w]! += amount;
       this.hMass += amount;
       return;
     }

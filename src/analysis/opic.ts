@@ -67,6 +67,12 @@ export interface OpicOptions {
    * fit: the arrays then grow. 0: start small.
    */
   capacity?: number;
+  /**
+   * The group of page i, from the owner's own column (a crawl's host of each page), so that OPIC
+   * keeps none: it must answer, from the moment a page is added, the group it was added with.
+   * Absent: OPIC keeps the groups (4 bytes a page).
+   */
+  groupOf?: (i: number) => number;
 }
 
 /** A page's state as stored: raw cash and the pool counters it had seen (see cashOf). */
@@ -132,8 +138,12 @@ export class Opic {
    * keyed by cash minus what the class's pools already owe (the same offset for a whole class).
    */
   private readonly heap: PartitionedMaxHeap;
+  /** The owner's answer to "which group is page i in" (OpicOptions.groupOf), or null: `groups` holds them. */
+  private readonly groupOfPage: ((i: number) => number) | null;
+  private groups: Int32Array = new Int32Array(16);
   private readonly reselectRead: boolean;
   private readonly trackChanges: boolean;
+  /** The checkpoint's change marks, a bit per page (page i: bit i & 7 of byte i >>> 3). */
   private dirty: Uint8Array = new Uint8Array(16);
   private changed: number[] = [];
   /** A read's distinct children (a set reused from read to read, not a mark per page: issue 38). */
@@ -159,7 +169,10 @@ export class Opic {
     this.reselectRead = options.reselectRead ?? true;
     this.trackChanges = options.trackChanges ?? false;
     const capacity = options.capacity ?? 0;
-    this.heap = new PartitionedMaxHeap(4, capacity);
+    // The heap asks a page's part (group and class) instead of keeping it: the owner's group
+    // column (a crawl's hosts) or OPIC's own.
+    this.groupOfPage = options.groupOf ?? null;
+    this.heap = new PartitionedMaxHeap(4, capacity, (i) => this.partOfPage(i));
     // Room for `capacity` pages at once, views of one buffer (util/typed-arrays.ts); refused, the
     // arrays start small and grow. The rows get room for as many: only the rows used cost RAM.
     const reserved =
@@ -208,6 +221,7 @@ export class Opic {
     const id = this.pageCount++;
     if (id === this.flags.length) this.grow(columnSize(id, id + 1));
     this.flags[id] = focus ? FOCUS : 0;
+    this.setGroup(id, group);
     this.foundAt.set(id, this.clock);
     this.unreadCount++;
     if (focus) this.focusCount++;
@@ -222,6 +236,7 @@ export class Opic {
     const id = this.pageCount++;
     if (id === this.flags.length) this.grow(columnSize(id, id + 1));
     this.flags[id] = (state.reads > 0 ? READ : 0) | (state.focus ? FOCUS : 0);
+    this.setGroup(id, group);
     if (state.reads > 0 || state.history !== 0) {
       const row = this.rowOf(id);
       this.history[row] = state.history;
@@ -278,13 +293,22 @@ export class Opic {
   takeChanges(): number[] {
     const changed = this.changed;
     this.changed = [];
-    for (const i of changed) this.dirty[i] = 0;
+    for (const i of changed) this.dirty[i >>> 3]! &= ~(1 << (i & 7));
     return changed;
   }
 
   /** The group page i was added with. */
   groupOf(i: number): number {
-    return Math.floor(this.heap.part(i) / 4);
+    return this.groupOfPage !== null ? this.groupOfPage(i) : this.groups[i]!;
+  }
+
+  private setGroup(id: number, group: number): void {
+    if (this.groupOfPage !== null) {
+      if (this.groupOfPage(id) !== group) throw new Error(`internal error: page ${id} added to group ${group}, its owner says ${this.groupOfPage(id)}`);
+      return;
+    }
+    if (id >= this.groups.length) this.groups = grownColumn(this.groups, id + 1);
+    this.groups[id] = group;
   }
 
   /** Shows or hides a group's pages from Greedy (e.g. while their host is busy). */
@@ -405,6 +429,8 @@ export class Opic {
     this.lastRead[row] = this.clock;
     this.readCount[row]!++;
     this.readsDone++;
+    // Out of its class's heap before its class changes (the heap asks partOfPage).
+    this.heap.remove(i);
     if ((this.flags[i]! & READ) === 0) {
       this.flags[i]! |= READ;
       this.unreadCount--;
@@ -484,8 +510,10 @@ export class Opic {
   }
 
   private touch(i: number): void {
-    if (!this.trackChanges || this.dirty[i] === 1) return;
-    this.dirty[i] = 1;
+    if (!this.trackChanges) return;
+    const bit = 1 << (i & 7);
+    if ((this.dirty[i >>> 3]! & bit) !== 0) return;
+    this.dirty[i >>> 3]! |= bit;
     this.changed.push(i);
   }
 
@@ -541,7 +569,11 @@ export class Opic {
     };
     const flags = copy(this.flags);
     const row = copy(this.row);
-    const dirty = this.trackChanges ? copy(this.dirty) : this.dirty;
+    let dirty = this.dirty;
+    if (this.trackChanges && dirty.length * 8 < size) {
+      dirty = new Uint8Array(Math.ceil(size / 8));
+      dirty.set(this.dirty);
+    }
     this.flags = flags;
     this.row = row;
     this.dirty = dirty;

@@ -222,6 +222,8 @@ export class Crawler extends PagePipeline {
         trackChanges: true,
         seed: settings.seed,
         capacity: this.pageCapacity,
+        // A page's group is its host: the pipeline's column (OPIC keeps none of its own).
+        groupOf: (id) => this.hostOf.get(id),
       },
     );
     this.frontier = new Frontier(this.opic.opic, {
@@ -471,7 +473,10 @@ export class Crawler extends PagePipeline {
     if (requested) this.sessionFetches++;
   }
 
-  protected sitemapStarted(_id: number): void {}
+  protected sitemapStarted(id: number): void {
+    // Being read: out of Greedy's selection (already, when the sitemap was found just now).
+    if (!this.opic.opic.isHeld(id)) this.opic.opic.hold(id);
+  }
 
   protected sitemapProbeAnswered(origin: string, status: number | null): void {
     this.batch.sitemapProbe(origin, status);

@@ -170,14 +170,15 @@ export class LiveUpdateLoop {
   private publish(final: boolean, errorBound = Number.NaN): void {
     this.version++;
     const engine = this.engine;
+    const exact = final ? engine.exactScores() : null;
     this.publishVector({
       type: 'scores',
       version: this.version,
       pages: engine.pages,
       links: engine.linkCount,
       // The final vector is the PageRank of the graph received (pages still waiting then are dangling, as stored).
-      scores: final ? engine.exactScores() : this.options.fullVectors === true ? engine.scores() : new Float64Array(0),
-      top: engine.top(LIVE_VECTOR_TOP, final),
+      scores: exact ?? (this.options.fullVectors === true ? engine.scores() : new Float64Array(0)),
+      top: engine.top(LIVE_VECTOR_TOP, final, exact),
       converged: !engine.pending,
       final,
       errorBound,

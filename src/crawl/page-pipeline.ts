@@ -1341,9 +1341,11 @@ export abstract class PagePipeline {
     const id = this.intern(task.url, task.key, 0, 'sitemap', false);
     // Out of scope, or (a shared crawl) of a partition let go since its robots.txt was read.
     if (id < 0 || !this.ours(id)) return;
+    // A sitemap named by another host's robots.txt is read as that host's: out of the selection
+    // first (OPIC's heap finds a waiting page by its host), then moved.
+    this.sitemapStarted(id);
     this.hostOf.set(id, host.id);
     this.state.set(id, IN_FLIGHT);
-    this.sitemapStarted(id);
     const links: FoundLink[] = [];
     if (result !== null && result.error === null && result.sitemap !== null) {
       this.counters.sitemaps++;

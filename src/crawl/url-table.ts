@@ -15,12 +15,15 @@
  *   Text of a spilled page is read back from the file when asked for (a page being fetched, a
  *   report): one positional read, from the page cache most of the time. The file is unlinked as
  *   soon as it is opened, so nothing is left behind, even after kill -9.
- * - Records are appended in id order with no gap between them, so a page's stream position is that
- *   of the first page of its block of POSITION_BLOCK ids plus the lengths of the records before it
- *   in the block: one position (8 bytes) per block instead of one per page.
- * - Per page in RAM: the fingerprint (8 bytes), the two lengths (4), a 32nd of a position and
- *   1.4 to 2.9 hash slots of 4 bytes (the index is kept at most 70% full): 18 to 24 bytes, plus the
- *   text until it is spilled.
+ * - A record is its two lengths (LEB128 varints: usually 2 bytes and 1), the key, then the URL when
+ *   it differs. Records are appended in id order with no gap between them, so a page's record is
+ *   found from the stream position of the first page of its block of POSITION_BLOCK ids, by
+ *   stepping over the records before it in the block: one position (8 bytes) per block instead of
+ *   one per page, and no lengths in RAM (they were 4 bytes a page: issue 38). A spilled block is
+ *   read back whole, one positional read of about 32 records.
+ * - Per page in RAM: the fingerprint (8 bytes), a 32nd of a position and 1.4 to 2.9 hash slots of
+ *   4 bytes (the index is kept at most 70% full): 14 to 20 bytes, plus the text until it is
+ *   spilled.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +39,38 @@ const POSITION_SHIFT = 5;
 const MAX_TEXT_BYTES = 65_535;
 /** The index is grown past this share of full slots. */
 const MAX_LOAD = 0.7;
+
+/** Bytes of n as a LEB128 varint (n < 2^21). */
+function varintBytes(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
+}
+
+/** Writes n as a LEB128 varint at `at`; returns the position after it. */
+function writeVarint(buffer: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    buffer[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  buffer[at++] = n;
+  return at;
+}
+
+/** The value readVarint read last (one module-level cell rather than an object per call). */
+let varintValue = 0;
+
+/** Reads a LEB128 varint at `at` into varintValue; returns the position after it. */
+function readVarint(buffer: Uint8Array, at: number): number {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = buffer[at++]!;
+    value |= (byte & 0x7f) << shift;
+    if (byte < 0x80) break;
+    shift += 7;
+  }
+  varintValue = value;
+  return at;
+}
 
 /** FNV-1a over bytes [0, length). */
 function fnv1a(bytes: Uint8Array, length: number): number {
@@ -88,9 +123,6 @@ export class UrlTable {
   private fpHigh = new Uint32Array(1024);
   /** Stream position of the first record of each block of POSITION_BLOCK ids. */
   private blockStarts = new Float64Array(1024 / POSITION_BLOCK);
-  private keyBytes = new Uint16Array(1024);
-  /** Bytes of the URL after its key; 0 when the URL is the key. */
-  private urlBytes = new Uint16Array(1024);
   /** Open addressing with linear probing: id + 1, or EMPTY. */
   private slots = new Int32Array(2048);
   private count = 0;
@@ -103,9 +135,9 @@ export class UrlTable {
   constructor(options: UrlTableOptions | number = {}) {
     const { chunkBytes = CHUNK_BYTES, spillDir = null, capacity = 0 } = typeof options === 'number' ? { chunkBytes: options } : options;
     if (!(Number.isInteger(chunkBytes) && chunkBytes >= 16)) throw new RangeError(`chunk size ${chunkBytes}`);
-    const reserved = capacity > this.fpLow.length ? reservedArrays<[Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>, Uint16Array<ArrayBuffer>, Uint16Array<ArrayBuffer>]>(capacity, Uint32Array, Uint32Array, Uint16Array, Uint16Array) : null;
+    const reserved = capacity > this.fpLow.length ? reservedArrays<[Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>]>(capacity, Uint32Array, Uint32Array) : null;
     if (reserved !== null) {
-      [this.fpLow, this.fpHigh, this.keyBytes, this.urlBytes] = reserved;
+      [this.fpLow, this.fpHigh] = reserved;
       this.blockStarts = new Float64Array(Math.ceil(capacity / POSITION_BLOCK));
     }
     this.chunkBytes = chunkBytes;
@@ -141,22 +173,20 @@ export class UrlTable {
     if (keyLength > MAX_TEXT_BYTES || urlLength > MAX_TEXT_BYTES) throw new RangeError(`URL of ${Math.max(keyLength, urlLength)} bytes: the table holds at most ${MAX_TEXT_BYTES}`);
     const id = this.count;
     if (id === this.fpLow.length) {
-      const size = columnSize(id, id + 1, Uint16Array.BYTES_PER_ELEMENT);
+      const size = columnSize(id, id + 1, Uint32Array.BYTES_PER_ELEMENT);
       this.blockStarts = grown(this.blockStarts, Math.ceil(size / POSITION_BLOCK));
-      this.keyBytes = grown(this.keyBytes, size);
-      this.urlBytes = grown(this.urlBytes, size);
       this.fpLow = grown(this.fpLow, size);
       this.fpHigh = grown(this.fpHigh, size);
     }
-    const chunk = this.reserve(keyLength + urlLength);
+    const header = varintBytes(keyLength) + varintBytes(urlLength);
+    const chunk = this.reserve(header + keyLength + urlLength);
     const offset = chunk.used;
-    this.scratch.copy(chunk.buffer, offset, 0, keyLength);
-    if (urlLength > 0) chunk.buffer.write(url, offset + keyLength, urlLength, 'utf8');
-    chunk.used += keyLength + urlLength;
+    const afterHeader = writeVarint(chunk.buffer, writeVarint(chunk.buffer, offset, keyLength), urlLength);
+    this.scratch.copy(chunk.buffer, afterHeader, 0, keyLength);
+    if (urlLength > 0) chunk.buffer.write(url, afterHeader + keyLength, urlLength, 'utf8');
+    chunk.used += header + keyLength + urlLength;
     chunk.lastId = id;
     if ((id & (POSITION_BLOCK - 1)) === 0) this.blockStarts[id >>> POSITION_SHIFT] = chunk.start + offset;
-    this.keyBytes[id] = keyLength;
-    this.urlBytes[id] = urlLength;
     this.fpLow[id] = low;
     this.fpHigh[id] = high;
     this.count++;
@@ -210,34 +240,59 @@ export class UrlTable {
 
   private text(id: number, which: 'key' | 'url'): string {
     if (!(id >= 0 && id < this.count)) throw new RangeError(`no URL with id ${id}`);
-    const start = this.position(id);
-    const keyLength = this.keyBytes[id]!;
-    const urlLength = this.urlBytes[id]!;
-    if (start >= this.spilledEnd) {
-      const chunk = this.chunkAt(start);
-      const offset = start - chunk.start;
-      if (which === 'key' || urlLength === 0) return chunk.buffer.toString('utf8', offset, offset + keyLength);
-      return chunk.buffer.toString('utf8', offset + keyLength, offset + keyLength + urlLength);
+    if (this.lastRead?.id === id) return which === 'key' ? this.lastRead.key : this.lastRead.url;
+    const first = id & ~(POSITION_BLOCK - 1);
+    const start = this.blockStarts[id >>> POSITION_SHIFT]!;
+    // The block's bytes: up to the next block's first record, or the stream's end.
+    const last = this.chunks[this.chunks.length - 1]!;
+    const end = first + POSITION_BLOCK < this.count ? this.blockStarts[(id >>> POSITION_SHIFT) + 1]! : last.start + last.used;
+    let buffer: Buffer;
+    let at: number;
+    const chunk = start >= this.spilledEnd ? this.chunkAt(start) : null;
+    if (chunk !== null && chunk.start + chunk.used >= end) {
+      buffer = chunk.buffer;
+      at = start - chunk.start;
+    } else {
+      this.copySpan(start, end - start);
+      buffer = this.readBack;
+      at = 0;
     }
-    if (this.lastRead?.id !== id) {
-      const length = keyLength + urlLength;
-      if (this.readBack.length < length) this.readBack = Buffer.alloc(length);
-      for (let read = 0; read < length; ) {
-        const got = readSync(this.file!, this.readBack, read, length - read, start + read);
-        if (got === 0) throw new Error(`internal error: the URL spill file ends before page ${id}'s text`);
-        read += got;
-      }
-      const key = this.readBack.toString('utf8', 0, keyLength);
-      this.lastRead = { id, key, url: urlLength === 0 ? key : this.readBack.toString('utf8', keyLength, length) };
+    // Step over the records before this one in its block.
+    let keyLength = 0;
+    let urlLength = 0;
+    for (let j = first; ; j++) {
+      at = readVarint(buffer, at);
+      keyLength = varintValue;
+      at = readVarint(buffer, at);
+      urlLength = varintValue;
+      if (j === id) break;
+      at += keyLength + urlLength;
     }
-    return which === 'key' ? this.lastRead.key : this.lastRead.url;
+    const key = buffer.toString('utf8', at, at + keyLength);
+    const url = urlLength === 0 ? key : buffer.toString('utf8', at + keyLength, at + keyLength + urlLength);
+    // A page's key and URL are often asked for in turn.
+    this.lastRead = { id, key, url };
+    return which === 'key' ? key : url;
   }
 
-  /** Stream position of page `id`'s record: its block's, plus the records before it in the block. */
-  private position(id: number): number {
-    let position = this.blockStarts[id >>> POSITION_SHIFT]!;
-    for (let j = id & ~(POSITION_BLOCK - 1); j < id; j++) position += this.keyBytes[j]! + this.urlBytes[j]!;
-    return position;
+  /** Stream bytes [position, position + length) into readBack, from the spill file and the RAM chunks. */
+  private copySpan(position: number, length: number): void {
+    if (this.readBack.length < length) this.readBack = Buffer.alloc(Math.max(length, 2 * this.readBack.length));
+    let done = 0;
+    const fromFile = Math.min(length, Math.max(0, this.spilledEnd - position));
+    while (done < fromFile) {
+      const got = readSync(this.file!, this.readBack, done, fromFile - done, position + done);
+      if (got === 0) throw new Error(`internal error: the URL spill file ends before stream position ${position + done}`);
+      done += got;
+    }
+    while (done < length) {
+      const chunk = this.chunkAt(position + done);
+      const offset = position + done - chunk.start;
+      const take = Math.min(length - done, chunk.used - offset);
+      if (take <= 0) throw new Error(`internal error: no text at stream position ${position + done}`);
+      chunk.buffer.copy(this.readBack, done, offset, offset + take);
+      done += take;
+    }
   }
 
   /** The RAM chunk holding stream position `position` (the newest chunks are asked for most). */

@@ -150,11 +150,14 @@ export class PartitionedMaxHeap {
   readonly lanes: number;
   /**
    * partOf[item]: the item's part + 1, kept while the item is out of the heap (0 before its first
-   * set). position[item]: its index in its part's heap + 1, 0 when out of the heap. Both count from
+   * set); empty when the owner tells an item's part (`partOfItem`, the constructor's option: a
+   * crawl's OPIC knows each page's host and class, and 4 bytes a known URL are saved, issue 38).
+   * position[item]: its index in its part's heap + 1, 0 when out of the heap. Both count from
    * 1 so that a fresh array means "no item" without being filled: a large capacity reserved up
    * front then costs RAM only for the items set (util/typed-arrays.ts, reservedArray).
    */
   private partOf: Int32Array;
+  private readonly partOfItem: ((item: number) => number) | null;
   private position: Int32Array;
   private keys: Float64Array;
   private heaps: Int32Array[] = [];
@@ -175,10 +178,27 @@ export class PartitionedMaxHeap {
   private readonly clusters = new HeapFamily();
   private count = 0;
 
-  constructor(lanes = 1, capacity = 16) {
+  /**
+   * `partOf`, when given, tells the part of an item in the heap (the one it was last set with): the
+   * owner then must remove an item before what partOf answers for it changes.
+   */
+  constructor(lanes = 1, capacity = 16, partOf: ((item: number) => number) | null = null) {
     this.lanes = lanes;
-    const reserved = capacity > 16 ? reservedArrays<[Int32Array, Int32Array, Float64Array]>(capacity, Int32Array, Int32Array, Float64Array) : null;
-    [this.partOf, this.position, this.keys] = reserved ?? [new Int32Array(16), new Int32Array(16), new Float64Array(16)];
+    this.partOfItem = partOf;
+    if (partOf === null) {
+      const reserved = capacity > 16 ? reservedArrays<[Int32Array, Int32Array, Float64Array]>(capacity, Int32Array, Int32Array, Float64Array) : null;
+      [this.partOf, this.position, this.keys] = reserved ?? [new Int32Array(16), new Int32Array(16), new Float64Array(16)];
+    } else {
+      const reserved = capacity > 16 ? reservedArrays<[Int32Array, Float64Array]>(capacity, Int32Array, Float64Array) : null;
+      [this.position, this.keys] = reserved ?? [new Int32Array(16), new Float64Array(16)];
+      this.partOf = new Int32Array(0);
+    }
+  }
+
+  /** The part of an item in the heap, or of an item out of it when the heap keeps parts (else -1). */
+  private partNow(item: number): number {
+    if (this.partOfItem !== null) return this.position[item]! > 0 ? this.partOfItem(item) : -1;
+    return this.partOf[item]! - 1;
   }
 
   get size(): number {
@@ -194,7 +214,7 @@ export class PartitionedMaxHeap {
   }
 
   part(item: number): number {
-    return item < this.partOf.length ? this.partOf[item]! - 1 : -1;
+    return item < this.position.length ? this.partNow(item) : -1;
   }
 
   /** The best item of a lane among enabled parts, or -1. */
@@ -208,7 +228,7 @@ export class PartitionedMaxHeap {
   set(item: number, key: number, part: number): void {
     this.ensureItem(item);
     this.ensurePart(part);
-    if (this.position[item]! > 0 && this.partOf[item] !== part + 1) this.remove(item);
+    if (this.position[item]! > 0 && this.partNow(item) !== part) this.remove(item);
     const at = this.position[item]! - 1;
     const heap = this.heaps[part]!;
     if (at < 0) {
@@ -219,7 +239,7 @@ export class PartitionedMaxHeap {
         array.set(heap);
         this.heaps[part] = array;
       }
-      this.partOf[item] = part + 1;
+      if (this.partOfItem === null) this.partOf[item] = part + 1;
       this.keys[item] = key;
       array[size] = item;
       this.position[item] = size + 1;
@@ -242,12 +262,12 @@ export class PartitionedMaxHeap {
       if (item < this.keys.length) this.keys[item] = key;
       return;
     }
-    this.set(item, key, this.partOf[item]! - 1);
+    this.set(item, key, this.partNow(item));
   }
 
   remove(item: number): void {
     if (!this.has(item)) return;
-    const part = this.partOf[item]! - 1;
+    const part = this.partNow(item);
     const heap = this.heaps[part]!;
     const at = this.position[item]! - 1;
     const size = --this.sizes[part]!;
@@ -371,7 +391,7 @@ export class PartitionedMaxHeap {
   private ensureItem(item: number): void {
     if (item < this.position.length) return;
     const size = columnSize(this.position.length, item + 1, Int32Array.BYTES_PER_ELEMENT);
-    this.partOf = grown(this.partOf, size);
+    if (this.partOfItem === null) this.partOf = grown(this.partOf, size);
     this.position = grown(this.position, size);
     this.keys = grown(this.keys, size);
   }

@@ -107,6 +107,33 @@ describe('the URL table', () => {
     });
   }
 
+  it('reads back records whose lengths take one, two and three bytes, in blocks that straddle the spill file and RAM', () => {
+    const dir = temporaryDirectory();
+    try {
+      const table = new UrlTable({ chunkBytes: 1 << 17, spillDir: dir.path });
+      const lengths = [1, 127, 128, 129, 16_383, 16_384, 16_385, 65_000];
+      const added: Array<[string, string]> = [];
+      for (let i = 0; i < 200; i++) {
+        const pad = 'p'.repeat(lengths[i % lengths.length]!);
+        const key = `http://h.example/${i}/${pad}`;
+        // Every other URL differs from its key, by a fragment as long again.
+        const url = i % 2 === 0 ? key : `${key}#${'f'.repeat(lengths[(i + 3) % lengths.length]!)}`;
+        assert.equal(table.add(key, url), i);
+        added.push([key, url]);
+        if (i % 37 === 36) table.spill(i - 20);
+      }
+      assert.ok(table.textBytes.spilled > 0);
+      for (let id = added.length - 1; id >= 0; id -= 3) {
+        assert.equal(table.url(id), added[id]![1], `url(${id})`);
+        assert.equal(table.key(id), added[id]![0], `key(${id})`);
+        assert.equal(table.id(added[id]![0]), id);
+      }
+      table.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('keeps everything in RAM without a spill directory', () => {
     const table = new UrlTable(1024);
     for (let i = 0; i < 2000; i++) table.add(`http://x.org/${i}`, `http://x.org/${i}`);
