@@ -237,6 +237,9 @@ export function runOrderingExperiment(graph: Graph, options: OrderingOptions): O
         updates++;
       }
       while (markIndex < marks.length && fetched >= Math.ceil(marks[markIndex]! * n)) {
+        // From the definition first: the waiting pages' scores are stored in single precision, and
+        // what a page carried in when it was fetched stays in its residual until recomputed.
+        live.refreshResidual();
         live.solve(1e-9);
         const opicEstimates = opic.estimates();
         const liveScores = live.scores();

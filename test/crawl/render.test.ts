@@ -24,7 +24,7 @@ import { startTestServer } from '../store/postgres-server.js';
 
 // Enough pages for every part of the application (the tree, cross links, the special routes) at any
 // concurrency, few enough that the suite stays bounded on a loaded 2-core machine.
-const PAGES = 120;
+const PAGES = 80;
 const dir = temporaryDirectory();
 after(() => dir.cleanup());
 let counter = 0;
@@ -189,7 +189,7 @@ if (browser === null) {
       for (let i = 0; i < 600; i++) {
         await new Promise((r) => setTimeout(r, 100));
         const fetched = site.log.filter((l) => / \/p\/\d+$/.test(l)).length;
-        if (fetched >= 60) break;
+        if (fetched >= PAGES / 2) break;
       }
       child.kill('SIGKILL');
       await new Promise((r) => child.on('close', r));

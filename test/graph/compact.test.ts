@@ -186,7 +186,8 @@ describe('compact graph', () => {
     for (const [graph, segmentBytes, lump] of [[cnr, undefined, false], [cnr, 1 << 20, false], [web, undefined, undefined]] as const) {
       const lists = compactFromGraph(graph, segmentBytes === undefined ? {} : { segmentBytes });
       for (const threads of [1, 2]) {
-        const options = { tolerance: 1e-12, threads, lump };
+        // The two kernels must agree exactly at any tolerance: a looser one only saves iterations.
+        const options = { tolerance: 1e-9, threads, lump };
         const direct = compactPageRank(lists, outDegrees(graph), { ...options, kernel: 'direct' });
         const blocked = compactPageRank(lists, outDegrees(graph), { ...options, kernel: 'blocked' });
         assert.equal(blocked.iterations, direct.iterations);
