@@ -71,8 +71,8 @@ if (mode === '--write') {
     process.exitCode = result.status ?? 1;
   }
 } else if (mode === '--fresh') {
-  // npm test's build: none when dist/ is the build of these sources (CI's npm pack has just made
-  // it: 30 s saved), else dist/ emptied first, so that no compiled test of a deleted source runs.
+  // npm test's build: none when dist/ is the build of these sources (in CI, npm ci's: 30 s saved),
+  // else dist/ emptied first (as `npm run build` does), so that no compiled test of a deleted source runs.
   if (upToDate()) {
     console.log('dist/ is the build of these sources: not built again (scripts/build-stamp.mjs)');
   } else {
