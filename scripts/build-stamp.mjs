@@ -3,9 +3,10 @@
 // dist/.build-stamp when a build ends.
 //
 //   node scripts/build-stamp.mjs --write     after a build: records the digest
-//   node scripts/build-stamp.mjs --prepare   npm's `prepare`: builds only when dist/ is not the
-//                                            build of these sources
-//   node scripts/build-stamp.mjs --fresh     npm test's: the same, emptying dist/ before a build
+//   node scripts/build-stamp.mjs --prepare   npm's `prepare` and npm test's first step: builds only
+//                                            when dist/ is not the build of these sources (a build
+//                                            starts from an empty dist/, so no compiled file of a
+//                                            deleted source survives it)
 //
 // Why `prepare` checks first: `npm ci` runs it (a full build), and npm 11's `npx wga` in a clone
 // installs the clone into npx's cache, which runs it again. A second full build there took 16 s, and a
@@ -14,7 +15,7 @@
 // under a second and builds nothing.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,18 +71,7 @@ if (mode === '--write') {
     const result = npm ? spawnSync(process.execPath, [npm, 'run', 'build'], { stdio: 'inherit', cwd: root }) : spawnSync('npm', ['run', 'build'], { stdio: 'inherit', cwd: root, shell: process.platform === 'win32' });
     process.exitCode = result.status ?? 1;
   }
-} else if (mode === '--fresh') {
-  // npm test's build: none when dist/ is the build of these sources (in CI, npm ci's: 30 s saved),
-  // else dist/ emptied first (as `npm run build` does), so that no compiled test of a deleted source runs.
-  if (upToDate()) {
-    console.log('dist/ is the build of these sources: not built again (scripts/build-stamp.mjs)');
-  } else {
-    rmSync(join(root, 'dist'), { recursive: true, force: true });
-    const npm = process.env.npm_execpath;
-    const result = npm ? spawnSync(process.execPath, [npm, 'run', 'build'], { stdio: 'inherit', cwd: root }) : spawnSync('npm', ['run', 'build'], { stdio: 'inherit', cwd: root, shell: process.platform === 'win32' });
-    process.exitCode = result.status ?? 1;
-  }
 } else {
-  console.error('usage: node scripts/build-stamp.mjs --write | --prepare | --fresh');
+  console.error('usage: node scripts/build-stamp.mjs --write | --prepare');
   process.exitCode = 2;
 }
