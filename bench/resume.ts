@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   const fetched = Math.floor(options.pages / 10);
   const args = [compiledCli, 'crawl', '--resume', '--db', copy, '--max-pages', String(fetched + options.fetch), '--no-live', '--json', '-q'];
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', '%M %e %U %S', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', '%M %e %U %S', process.execPath, ...(process.env.WGA_BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

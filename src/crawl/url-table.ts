@@ -21,13 +21,20 @@
  *   stepping over the records before it in the block: one position (8 bytes) per block instead of
  *   one per page, and no lengths in RAM (they were 4 bytes a page: issue 38). A spilled block is
  *   read back whole, one positional read of about 32 records.
- * - Per page in RAM: the fingerprint (8 bytes), a 32nd of a position and 1.4 to 2.9 hash slots of
- *   4 bytes (the index is kept at most 70% full): 14 to 20 bytes, plus the text until it is
- *   spilled.
+ * - Per page in RAM: the fingerprint (8 bytes), a 32nd of a position and 1.33 to 2 hash slots of
+ *   4 bytes (the index is kept between 50% and 75% full): 13.5 to 16.5 bytes, plus the text until
+ *   it is spilled.
+ * - The index grows by half, not twice (a doubled table is 25% to 50% full just after: at 10^8
+ *   keys a power of two would hold 2.7 x 10^8 slots, 1.07 GB, against 0.7 GB here), and in place:
+ *   its slots are a view of room reserved ahead (util/typed-arrays.ts), so a growth neither copies
+ *   the table nor keeps the old one until a collection (at 10^8 keys that was 0.5 GB more at the
+ *   moment of the growth). A growth only needs the fingerprints: the slots are cleared and every
+ *   id inserted again. A key's first slot is its low hash scaled to the table's length (a multiply
+ *   and a shift: any length works, not only powers of two).
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { columnSize, grown, reservedArrays } from '../util/typed-arrays.js';
+import { columnSize, grown, reservedArray, reservedArrays } from '../util/typed-arrays.js';
 
 /** Bytes of a text chunk once grown; a record never straddles two chunks. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -37,8 +44,11 @@ const POSITION_BLOCK = 32;
 const POSITION_SHIFT = 5;
 /** Keys and URLs longer than this (bytes) are refused (the crawler's URLs are at most 2,048). */
 const MAX_TEXT_BYTES = 65_535;
-/** The index is grown past this share of full slots. */
-const MAX_LOAD = 0.7;
+/** The index is grown past this share of full slots, by GROWTH times. */
+const MAX_LOAD = 0.75;
+const GROWTH = 1.5;
+/** Room reserved ahead for the slots, in growths (GROWTH^4: about 5 times the length in use). */
+const SLOT_ROOM_GROWTHS = 4;
 
 /** Bytes of n as a LEB128 varint (n < 2^21). */
 function varintBytes(n: number): number {
@@ -123,8 +133,11 @@ export class UrlTable {
   private fpHigh = new Uint32Array(1024);
   /** Stream position of the first record of each block of POSITION_BLOCK ids. */
   private blockStarts = new Float64Array(1024 / POSITION_BLOCK);
-  /** Open addressing with linear probing: id + 1, or EMPTY. */
+  /** Open addressing with linear probing: id + 1, or EMPTY; a view of `slotRoom` from its start. */
   private slots = new Int32Array(2048);
+  private slotRoom: ArrayBuffer = this.slots.buffer;
+  /** slots.length / 2^32: a key's first slot is floor(low hash * slotScale). */
+  private slotScale = 2048 / 2 ** 32;
   private count = 0;
   /** The key looked up or added last, encoded; and a buffer for records read back from the file. */
   private scratch = Buffer.alloc(4096);
@@ -148,6 +161,11 @@ export class UrlTable {
   /** URLs held. */
   get size(): number {
     return this.count;
+  }
+
+  /** The index: its slots, how full it is, and the bytes reserved for it (address space, RAM only for the slots in use). */
+  get index(): { slots: number; load: number; reservedBytes: number } {
+    return { slots: this.slots.length, load: this.count / this.slots.length, reservedBytes: this.slotRoom.byteLength };
   }
 
   /** Bytes of text in the spill file, and in RAM. */
@@ -190,7 +208,7 @@ export class UrlTable {
     this.fpLow[id] = low;
     this.fpHigh[id] = high;
     this.count++;
-    if (this.count > this.slots.length * MAX_LOAD) this.rehash(this.slots.length * 2);
+    if (this.count > this.slots.length * MAX_LOAD) this.rehash(Math.ceil(this.slots.length * GROWTH));
     else this.insert(id);
     return id;
   }
@@ -310,9 +328,10 @@ export class UrlTable {
 
   /** The id with this fingerprint, or -1. */
   private find(low: number, high: number): number {
-    const mask = this.slots.length - 1;
-    for (let slot = low & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!;
+    const slots = this.slots;
+    const length = slots.length;
+    for (let slot = Math.floor(low * this.slotScale); ; slot = slot + 1 === length ? 0 : slot + 1) {
+      const entry = slots[slot]!;
       if (entry === EMPTY) return -1;
       const id = entry - 1;
       if (this.fpLow[id] === low && this.fpHigh[id] === high) return id;
@@ -338,14 +357,26 @@ export class UrlTable {
   }
 
   private insert(id: number): void {
-    const mask = this.slots.length - 1;
-    let slot = this.fpLow[id]! & mask;
-    while (this.slots[slot] !== EMPTY) slot = (slot + 1) & mask;
-    this.slots[slot] = id + 1;
+    const slots = this.slots;
+    const length = slots.length;
+    let slot = Math.floor(this.fpLow[id]! * this.slotScale);
+    while (slots[slot] !== EMPTY) slot = slot + 1 === length ? 0 : slot + 1;
+    slots[slot] = id + 1;
   }
 
+  /** The index with `size` slots, in place when the reserved room holds them (see the header). */
   private rehash(size: number): void {
-    this.slots = new Int32Array(size);
+    if (size * Int32Array.BYTES_PER_ELEMENT <= this.slotRoom.byteLength) {
+      this.slots = new Int32Array(this.slotRoom, 0, size);
+      this.slots.fill(EMPTY);
+    } else {
+      // Room for a few growths more; under FRESH_PAGES_BYTES reserving would cost RAM, so a small
+      // index is allocated at its length.
+      const room = reservedArray(Int32Array, Math.ceil(size * GROWTH ** SLOT_ROOM_GROWTHS));
+      this.slots = room === null ? new Int32Array(size) : new Int32Array(room.buffer, 0, size);
+      this.slotRoom = this.slots.buffer;
+    }
+    this.slotScale = size / 2 ** 32;
     for (let id = 0; id < this.count; id++) this.insert(id);
   }
 }

@@ -40,6 +40,7 @@ import {
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import { packCrawlBatch } from './packed-batch.js';
+import { readCrawlPagesInThread } from './sqlite-page-reader.js';
 import { configureConnection, SqliteCrawlWriter } from './sqlite-crawl-writer.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import {
@@ -92,6 +93,9 @@ const LINKS_TARGET_INDEX = 'CREATE INDEX links_target ON links (target, source)'
 
 /** Pages whose links one statement of loadGraph reads. */
 const LOAD_RANGE_PAGES = 200_000;
+
+/** A resume reads its pages on a reader thread from this many pages on (below, starting the thread costs more than it saves). */
+export const THREAD_READ_MIN_PAGES = 20_000;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -503,6 +507,13 @@ export class SqliteStore implements Store {
   }
 
   async *crawlPageBatches(batchSize = 10_000): AsyncIterable<StoredCrawlPage[]> {
+    // A large crawl's pages are read on a thread of their own (sqlite-page-reader.ts); the same
+    // pages, in the same batches.
+    const last = this.db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null;
+    if (!this.db.memory && last !== null && last >= THREAD_READ_MIN_PAGES) {
+      yield* readCrawlPagesInThread(this.db.name, batchSize);
+      return;
+    }
     // Keyset pages of the id order: each batch one short read, nothing held open between them.
     const statement = this.db.prepare(`SELECT ${CRAWL_PAGE_COLUMNS} FROM pages WHERE id > ? ORDER BY id LIMIT ?`).raw();
     for (let after = 0; ; ) {

@@ -70,6 +70,37 @@ describe('the URL table', () => {
     for (let i = 0; i < 1000; i++) assert.equal(table.id(`http://h${i}.org/zz${i}`), -1);
   });
 
+  it('grows its index by half and in place: 50% to 75% full after each growth, every key found, no room copied between reservations', () => {
+    const table = new UrlTable();
+    const loads: number[] = [];
+    let reservations = 0;
+    let room = table.index.reservedBytes;
+    let slots = table.index.slots;
+    // 1.6 x 10^6 keys: the index passes FRESH_PAGES_BYTES, after which it grows inside reserved room.
+    const keys = 1_600_000;
+    for (let i = 0; i < keys; i++) {
+      table.add(`http://h${i % 97}.example/item-${i}/details.html`, `http://h${i % 97}.example/item-${i}/details.html`);
+      const index = table.index;
+      if (index.slots !== slots) {
+        assert.ok(Math.abs(index.slots / slots - 1.5) < 1e-3, `grown from ${slots} to ${index.slots} slots`);
+        loads.push(index.load);
+        if (index.reservedBytes !== room) reservations++;
+        room = index.reservedBytes;
+        slots = index.slots;
+      }
+      assert.ok(index.load <= 0.75);
+    }
+    for (const load of loads) assert.ok(load >= 0.5 && load <= 0.5 + 1e-3, `${load} full just after a growth`);
+    assert.ok(table.index.reservedBytes >= 32 * 2 ** 20, `${table.index.reservedBytes} bytes reserved`);
+    assert.ok(table.index.reservedBytes > 4 * table.index.slots, 'room for growths ahead');
+    // Growths below the reservation size allocate an index of their own; past it, the next growths
+    // happen in the room reserved (here the last one).
+    assert.equal(loads.length - reservations, 1, `${reservations} allocations for ${loads.length} growths`);
+    for (let i = 0; i < keys; i += 997) assert.equal(table.id(`http://h${i % 97}.example/item-${i}/details.html`), i);
+    assert.equal(table.id(`http://h${keys % 97}.example/item-${keys}/details.html`), -1);
+    assert.equal(table.id('http://h1.example/item-1/details.htm'), -1);
+  });
+
   for (const capacity of [0, 50_000]) {
     it(`spills the text of pages stored elsewhere to a file, reads it back, and keeps finding every key (columns reserved for ${capacity} pages)`, () => {
       const dir = temporaryDirectory();

@@ -1,0 +1,104 @@
+/**
+ * A crawl's pages read back on a thread of their own (sqlite-page-reader-worker.ts), for a resume:
+ * the store's thread only unpacks them, while the reader reads the next batches. At 10^7 pages the
+ * reads took 31 of the 68 s before the first request on the crawler's thread (BENCHMARKS.md).
+ * Each reader reads up to AHEAD batches ahead of the one being used, so memory stays bounded.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { roleOf } from './records.js';
+import { NUMBERS, TEXTS, type FromReader, type PackedPages, type ReaderData } from './sqlite-page-reader-protocol.js';
+import type { StoredCrawlPage } from './store.js';
+
+const AHEAD = 3;
+
+const nullable = (value: number): number | null => (value === value ? value : null);
+
+/** The pages of a packed batch, as crawlPageFromRow gives them. */
+export function unpackPages(packed: PackedPages): StoredCrawlPage[] {
+  const { count, numbers: n, texts: t } = packed;
+  const pages = new Array<StoredCrawlPage>(count);
+  for (let i = 0; i < count; i++) {
+    const a = i * NUMBERS;
+    const s = i * TEXTS;
+    const url = t[s]!;
+    const focus = n[a + 2] === 1;
+    pages[i] = {
+      id: n[a]!,
+      url,
+      key: t[s + 1] ?? url,
+      host: t[s + 2]!,
+      depth: nullable(n[a + 1]!) ?? 0,
+      focus,
+      status: nullable(n[a + 3]!),
+      contentType: t[s + 3]!,
+      error: t[s + 4]!,
+      fetchSeq: nullable(n[a + 4]!),
+      opic: { cash: n[a + 5]!, history: n[a + 6]!, lastRead: n[a + 7]!, reads: n[a + 8]!, seenAll: n[a + 9]!, seenUnread: n[a + 10]!, seenFocus: n[a + 11]!, focus },
+      windowHistory: n[a + 12]!,
+      role: roleOf(n[a + 13]!),
+      etag: t[s + 5]!,
+      lastModified: t[s + 6]!,
+    };
+  }
+  return pages;
+}
+
+/**
+ * The pages of the store file at `path`, in id order, in batches of `batchSize` ids, read on
+ * `readers` reader threads taking batches in turn (batch b on reader b % readers).
+ */
+export async function* readCrawlPagesInThread(path: string, batchSize: number, readers = defaultReaders()): AsyncGenerator<StoredCrawlPage[]> {
+  const arrived: FromReader[][] = [];
+  const workers: Worker[] = [];
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  const notify = (): void => {
+    wake?.();
+    wake = null;
+  };
+  try {
+    for (let index = 0; index < readers; index++) {
+      const data: ReaderData = { path, batchSize, index, readers };
+      const worker = new Worker(new URL('./sqlite-page-reader-worker.js', import.meta.url), { workerData: data });
+      const queue: FromReader[] = [];
+      arrived.push(queue);
+      workers.push(worker);
+      worker.on('message', (message: FromReader) => {
+        queue.push(message);
+        notify();
+      });
+      worker.on('error', (error) => {
+        failure ??= error;
+        notify();
+      });
+      worker.on('exit', (code) => {
+        failure ??= new Error(`the store's page reader thread exited with code ${code}`);
+        notify();
+      });
+      for (let i = 0; i < AHEAD; i++) worker.postMessage({ type: 'more' });
+    }
+    for (let batch = 0; ; batch++) {
+      const reader = batch % readers;
+      const queue = arrived[reader]!;
+      while (queue.length === 0) {
+        if (failure !== null) throw failure;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      const message = queue.shift()!;
+      if (message.type === 'end') return;
+      if (message.type === 'error') throw Object.assign(new Error(message.message), message.code === null ? {} : { code: message.code });
+      workers[reader]!.postMessage({ type: 'more' });
+      // A range of ids with no page (ids are 1..n in a crawl's store, but not in every store).
+      if (message.pages.count > 0) yield unpackPages(message.pages);
+    }
+  } finally {
+    for (const worker of workers) worker.removeAllListeners('exit');
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
+/** Two readers where there are two cores or more (the store's thread unpacks meanwhile). */
+function defaultReaders(): number {
+  return availableParallelism() >= 2 ? 2 : 1;
+}
