@@ -28,6 +28,7 @@ import { StoreFailureError, storeFailure } from '../store/store-failure.js';
 import { settleWithin } from '../util/settle.js';
 import { Frontier } from './frontier.js';
 import { LiveRank, type LiveVector } from './live-rank.js';
+import { setOpsOfOutLists } from './live-rank-protocol.js';
 import { liveRankState } from './live-state.js';
 import type { DnsCounters } from './dns-cache.js';
 import type { ConnectionCounters } from './connections.js';
@@ -147,6 +148,8 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0)
 
 /** Longest wait for the crawl lock's release at the end of a crawl, ms. */
 const RELEASE_WAIT_MS = 5000;
+/** The out-list of a page fetched without links. */
+const NO_LINKS = new Int32Array(0);
 
 /**
  * The process's largest resident set so far (bytes): what a crawl cost at its worst. On Linux from
@@ -679,18 +682,30 @@ export class Crawler extends PagePipeline {
 
   // ---- live PageRank ---------------------------------------------------------
 
-  /** After --resume: the live graph (and, for re-reads, each page's out-links) from the links the store holds. */
+  /**
+   * After --resume: the live graph (and, for re-reads, each page's out-links) from the links the
+   * store holds, a batch of out-lists at a time, sent to the live PageRank as they were read (no
+   * URLs, no graph built: issue 38, 10^8 links in the resume's minute).
+   */
   private async loadStoredGraph(): Promise<void> {
     const live = this.live;
-    live?.grow(this.opic.pages);
-    const { graph, pageIds } = await this.store.loadGraph(GRAPH_LINK_KINDS);
-    for (let v = 0; v < graph.nodeCount; v++) {
-      const id = pageIds[v]! - 1;
-      const targets = Array.from(graph.successors(v), (t) => pageIds[t]! - 1);
-      if (this.outLinks !== null && this.state.get(id) === DONE) this.outLinks.set(id, Int32Array.from(targets));
-      // Pages done without links are set too: they no longer wait (the live estimate guesses only waiting pages' links).
-      if (live !== null && (targets.length > 0 || this.state.get(id) === DONE)) live.setLinks(id, targets);
+    const pages = this.opic.pages;
+    live?.grow(pages);
+    const shift = -storeId(0);
+    const withLinks = new Uint8Array(pages);
+    for await (const batch of this.store.crawlOutLists(GRAPH_LINK_KINDS)) {
+      const { sources, ends, targets } = batch;
+      for (let i = 0, start = 0; i < sources.length; i++) {
+        const id = sources[i]! + shift;
+        const end = ends[i]!;
+        withLinks[id] = 1;
+        if (this.outLinks !== null && this.state.get(id) === DONE) this.outLinks.set(id, targets.slice(start, end).map((t) => t + shift));
+        start = end;
+      }
+      live?.applyOps(setOpsOfOutLists(batch, shift));
     }
+    // Pages done without links are set too: they no longer wait (the live estimate guesses only waiting pages' links).
+    if (live !== null) for (let id = 0; id < pages; id++) if (withLinks[id] === 0 && this.state.get(id) === DONE) live.setLinks(id, NO_LINKS);
   }
 
   private onLiveVector(vector: LiveVector): void {

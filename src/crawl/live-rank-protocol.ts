@@ -6,11 +6,31 @@
  *   SET u k t1 .. tk      page u's out-links are t1 .. tk (replacing any)
  *   ADD u k t1 .. tk      page u links to t1 .. tk too
  */
+import type { OutListBatch } from '../store/out-lists.js';
 import type { LiveLoopStart } from './live-rank-loop.js';
 
 export const OP_GROW = 1;
 export const OP_SET = 2;
 export const OP_ADD = 3;
+
+/**
+ * SET operations for a batch of stored out-lists, page ids moved by `idShift` (a crawl's page id
+ * is its store id - 1): one array, sent as it is (LiveRank.applyOps).
+ */
+export function setOpsOfOutLists(batch: OutListBatch, idShift: number): Int32Array<ArrayBuffer> {
+  const { sources, ends, targets } = batch;
+  const ops = new Int32Array(3 * sources.length + targets.length);
+  let at = 0;
+  for (let i = 0, start = 0; i < sources.length; i++) {
+    const end = ends[i]!;
+    ops[at++] = OP_SET;
+    ops[at++] = sources[i]! + idShift;
+    ops[at++] = end - start;
+    for (let e = start; e < end; e++) ops[at++] = targets[e]! + idShift;
+    start = end;
+  }
+  return ops;
+}
 
 export interface LiveWorkerOptions {
   damping: number;

@@ -168,6 +168,26 @@ export class LiveRank {
     this.change(OP_ADD, u, targets);
   }
 
+  /**
+   * Changes already encoded (live-rank-protocol.ts: SET and ADD operations), in an array the
+   * engine may keep: a resume's 10^8 stored links go to the worker as they were read, without a
+   * copy into the queue (with the updates on this thread, a large batch starts the worker).
+   */
+  applyOps(ops: Int32Array<ArrayBuffer>): void {
+    if (this.closed || this.failure !== null || ops.length === 0) return;
+    if (this.inline !== null && this.ops.length + ops.length > INLINE_MAX_BATCH) this.startWorker();
+    if (this.worker === null) {
+      this.growOp();
+      this.ops.pushAll(ops);
+      this.inline?.schedule();
+      return;
+    }
+    // What is queued (the GROW among it) goes first: the operations stay in order.
+    this.flush();
+    const message: ToWorker = { type: 'changes', ops };
+    this.worker.postMessage(message, [ops.buffer]);
+  }
+
   /** Sends the queued changes to the worker (with the updates on this thread: nothing to send). */
   flush(): void {
     if (this.closed || this.failure !== null || this.worker === null) return;

@@ -17,6 +17,7 @@ import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { Graph } from '../graph/graph.js';
 import { TextLabels } from '../graph/labels.js';
 import { redactLocation } from './open.js';
+import { type OutListBatch, OutListPacker } from './out-lists.js';
 import {
   COUNT_CONDITIONS,
   CRAWL_PAGE_COLUMNS,
@@ -85,6 +86,9 @@ import {
   StoreError,
   parseOpicState,
 } from './store.js';
+
+/** Sources whose out-lists one COPY of crawlOutLists reads (about 2 x 10^6 links on a crawl of 10 a page). */
+const OUT_LIST_RANGE_PAGES = 200_000;
 
 /** A PostgreSQL store that cannot be reached, opened or used. */
 export class PostgresStoreError extends StoreError {}
@@ -676,6 +680,24 @@ export class PostgresStore implements Store {
       const pages = rows.map(crawlPageFromRow);
       after = pages[pages.length - 1]!.id;
       yield pages;
+    }
+  }
+
+  async *crawlOutLists(kinds: readonly LinkKind[]): AsyncIterable<OutListBatch> {
+    // Integers of ours (kind codes, id bounds), never text from outside: COPY takes no parameters.
+    const codes = kindCodes(kinds).join(', ');
+    const { rows } = await this.pool.query<{ max: string | null }>('SELECT max(id) AS max FROM pages');
+    const maxId = Number(rows[0]?.max ?? 0);
+    const packer = new OutListPacker();
+    for (let low = 0; low <= maxId; low += OUT_LIST_RANGE_PAGES) {
+      const high = low + OUT_LIST_RANGE_PAGES;
+      const client = await this.pool.connect();
+      try {
+        await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes}) AND source >= ${low} AND source < ${high} ORDER BY source, target) TO STDOUT`, (s, t) => packer.add(s, t));
+      } finally {
+        client.release();
+      }
+      if (packer.links > 0) yield packer.take();
     }
   }
 

@@ -1,11 +1,12 @@
 /**
- * A crawl's pages read back on a thread of their own (sqlite-page-reader-worker.ts), for a resume:
+ * A crawl's pages (and its links' out-lists) read back on threads of their own (sqlite-page-reader-worker.ts), for a resume:
  * the store's thread only unpacks them, while the reader reads the next batches. At 10^7 pages the
  * reads took 31 of the 68 s before the first request on the crawler's thread (BENCHMARKS.md).
  * Each reader reads up to AHEAD batches ahead of the one being used, so memory stays bounded.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { OutListBatch } from './out-lists.js';
 import { roleOf } from './records.js';
 import { NUMBERS, TEXTS, type FromReader, type PackedPages, type ReaderData } from './sqlite-page-reader-protocol.js';
 import type { StoredCrawlPage } from './store.js';
@@ -49,6 +50,24 @@ export function unpackPages(packed: PackedPages): StoredCrawlPage[] {
  * `readers` reader threads taking batches in turn (batch b on reader b % readers).
  */
 export async function* readCrawlPagesInThread(path: string, batchSize: number, readers = defaultReaders()): AsyncGenerator<StoredCrawlPage[]> {
+  for await (const message of readInThreads(path, batchSize, { what: 'pages' }, readers)) {
+    // A range of ids with no page (ids are 1..n in a crawl's store, but not in every store).
+    if (message.type === 'pages' && message.pages.count > 0) yield unpackPages(message.pages);
+  }
+}
+
+/**
+ * The out-lists of the links whose kind codes are `kinds` in the store file at `path`, in source
+ * order, `batchSize` source ids a batch, read on `readers` reader threads in turn.
+ */
+export async function* readOutListsInThread(path: string, kinds: number[], batchSize: number, readers = defaultReaders()): AsyncGenerator<OutListBatch> {
+  for await (const message of readInThreads(path, batchSize, { what: 'links', kinds }, readers)) {
+    if (message.type === 'links' && message.links.sources.length > 0) yield message.links;
+  }
+}
+
+/** The batches the reader threads send, in batch order, each reader AHEAD batches ahead. */
+async function* readInThreads(path: string, batchSize: number, read: ReaderData['read'], readers: number): AsyncGenerator<FromReader> {
   const arrived: FromReader[][] = [];
   const workers: Worker[] = [];
   let wake: (() => void) | null = null;
@@ -59,7 +78,7 @@ export async function* readCrawlPagesInThread(path: string, batchSize: number, r
   };
   try {
     for (let index = 0; index < readers; index++) {
-      const data: ReaderData = { path, batchSize, index, readers };
+      const data: ReaderData = { path, batchSize, index, readers, read };
       const worker = new Worker(new URL('./sqlite-page-reader-worker.js', import.meta.url), { workerData: data });
       const queue: FromReader[] = [];
       arrived.push(queue);
@@ -73,7 +92,7 @@ export async function* readCrawlPagesInThread(path: string, batchSize: number, r
         notify();
       });
       worker.on('exit', (code) => {
-        failure ??= new Error(`the store's page reader thread exited with code ${code}`);
+        failure ??= new Error(`the store's reader thread exited with code ${code}`);
         notify();
       });
       for (let i = 0; i < AHEAD; i++) worker.postMessage({ type: 'more' });
@@ -89,8 +108,7 @@ export async function* readCrawlPagesInThread(path: string, batchSize: number, r
       if (message.type === 'end') return;
       if (message.type === 'error') throw Object.assign(new Error(message.message), message.code === null ? {} : { code: message.code });
       workers[reader]!.postMessage({ type: 'more' });
-      // A range of ids with no page (ids are 1..n in a crawl's store, but not in every store).
-      if (message.pages.count > 0) yield unpackPages(message.pages);
+      yield message;
     }
   } finally {
     for (const worker of workers) worker.removeAllListeners('exit');

@@ -6,6 +6,7 @@
  * embedded, the default) and PostgreSQL (a server, for several crawlers).
  * Every value from outside reaches SQL as a parameter, never in the text.
  */
+import type { OutListBatch } from './out-lists.js';
 import type { OpicGlobalState, OpicPageState } from '../analysis/opic.js';
 import type { Graph } from '../graph/graph.js';
 import { ExitCode, WgaError } from '../errors.js';
@@ -414,6 +415,11 @@ export interface Store {
   crawlSummary(): Promise<CrawlSummary>;
   /** The crawl's pages in id order, `batchSize` at a time: a resume holds one batch of them as objects. */
   crawlPageBatches(batchSize?: number): AsyncIterable<StoredCrawlPage[]>;
+  /**
+   * The out-lists of the links of `kinds`, in source order, packed (out-lists.ts): what a resumed
+   * crawl's live PageRank needs, without the URLs or a graph. Parallel links are one, self-links left out.
+   */
+  crawlOutLists(kinds: readonly LinkKind[]): AsyncIterable<OutListBatch>;
   crawlState(): Promise<Record<string, string>>;
   /**
    * Takes the crawl lock when nobody holds it or `canTake(holder)` says the holder is gone;

@@ -12,6 +12,8 @@ import { kendallTau } from '../../src/analysis/compare.js';
 import { pagerank } from '../../src/analysis/pagerank.js';
 import { Crawler } from '../../src/crawl/crawler.js';
 import { LiveRank } from '../../src/crawl/live-rank.js';
+import { setOpsOfOutLists } from '../../src/crawl/live-rank-protocol.js';
+import type { OutListBatch } from '../../src/store/out-lists.js';
 import { powerLawGraph } from '../../src/experiments/generators.js';
 import { parseLiveRankState } from '../../src/crawl/live-state.js';
 import { type CrawlSettings, completeSettings } from '../../src/crawl/settings.js';
@@ -158,6 +160,50 @@ describe('live PageRank in a crawl', () => {
       assert.ok(maxAbsDifference(vector.scores, pagerank(graph, { tolerance: 1e-12 }).scores) <= 1e-10);
     } finally {
       await live.close();
+    }
+  });
+
+  it("takes a resume's stored out-lists as encoded batches, on the crawler's thread or the worker's, and ends exact", async () => {
+    // Out-lists in store ids (crawl id + 1), in batches of `per` sources, as a store gives them.
+    const batchesOf = (graph: ReturnType<typeof powerLawGraph>['graph'], per: number): OutListBatch[] => {
+      const result: OutListBatch[] = [];
+      for (let first = 0; first < graph.nodeCount; first += per) {
+        const sources: number[] = [];
+        const ends: number[] = [];
+        const targets: number[] = [];
+        for (let v = first; v < Math.min(graph.nodeCount, first + per); v++) {
+          const out = graph.successors(v);
+          if (out.length === 0) continue;
+          sources.push(v + 1);
+          for (const t of out) targets.push(t + 1);
+          ends.push(targets.length);
+        }
+        result.push({ sources: Int32Array.from(sources), ends: Int32Array.from(ends), targets: Int32Array.from(targets) });
+      }
+      return result;
+    };
+    // Small batches of a small graph on the crawler's thread; one batch over its limit starts the worker.
+    const cases = [
+      { nodes: 20_000, minInDegree: 5, per: 500, inWorker: false },
+      { nodes: 50_000, minInDegree: 20, per: 50_000, inWorker: true },
+    ];
+    for (const { nodes, minInDegree, per, inWorker } of cases) {
+      const { graph } = powerLawGraph({ nodes, seed: 9, danglingShare: 0.1, minInDegree });
+      const live = new LiveRank({ inlineEdges: Number.MAX_SAFE_INTEGER });
+      try {
+        live.grow(graph.nodeCount);
+        const batches = batchesOf(graph, per);
+        const size = batches.reduce((sum, b) => sum + b.targets.length + 3 * b.sources.length, 0);
+        assert.equal(size > 1_000_000, inWorker, `${size} operations`);
+        for (const batch of batches) live.applyOps(setOpsOfOutLists(batch, -1));
+        const vector = await live.finish();
+        assert.equal(live.inWorker, inWorker, `${nodes} pages`);
+        assert.equal(vector.pages, graph.nodeCount);
+        assert.equal(vector.links, graph.edgeCount);
+        assert.ok(maxAbsDifference(vector.scores, pagerank(graph, { tolerance: 1e-12 }).scores) <= 1e-10, `${nodes} pages`);
+      } finally {
+        await live.close();
+      }
     }
   });
 

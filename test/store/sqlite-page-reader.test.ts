@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { CRAWL_PAGE_COLUMNS, crawlPageFromRow, type CrawlPageRow } from '../../src/store/records.js';
-import { readCrawlPagesInThread } from '../../src/store/sqlite-page-reader.js';
+import { readCrawlPagesInThread, readOutListsInThread } from '../../src/store/sqlite-page-reader.js';
+import { kindCodes } from '../../src/store/records.js';
 import { SqliteStore, THREAD_READ_MIN_PAGES } from '../../src/store/sqlite.js';
-import type { CrawlBatch, StoredCrawlPage } from '../../src/store/store.js';
+import { type CrawlBatch, GRAPH_LINK_KINDS, type StoredCrawlPage } from '../../src/store/store.js';
 import { Random } from '../../src/util/random.js';
 import { temporaryDirectory } from '../helpers.js';
 
@@ -39,6 +40,15 @@ async function storeOf(path: string, pages: number): Promise<void> {
           opic: { cash: random.next() / pages, history: id % 4 === 0 ? random.next() : 0, lastRead: id % 4 === 0 ? id / 3 : 0, reads: id % 4, seenAll: random.next(), seenUnread: random.next() * 1e-9, seenFocus: focus ? random.next() : 0, focus },
           windowHistory: id % 6 === 0 ? random.next() : 0,
         });
+        // Out-links of fetched pages to earlier pages (stored already): some of two kinds, a self-link, a kind outside the graph's.
+        if (id % 4 === 0) {
+          const targets = new Set<number>();
+          for (let k = 0; k < 1 + (id % 5); k++) targets.add(1 + Math.floor(random.next() * id));
+          for (const target of targets) batch.links.push({ source: id, target, kind: 'anchor', nofollow: false });
+          if (id % 3 === 0) batch.links.push({ source: id, target: [...targets][0]!, kind: 'redirect', nofollow: false });
+          if (id % 7 === 0) batch.links.push({ source: id, target: id, kind: 'anchor', nofollow: false });
+          if (id % 11 === 0) batch.links.push({ source: id, target: 1, kind: 'canonical', nofollow: false });
+        }
         if (id % 4 === 0) {
           const failed = id % 8 === 0 && id % 3 === 0;
           batch.fetches.push({
@@ -95,6 +105,40 @@ describe("a resume's pages read on a reader thread", () => {
       const threaded: StoredCrawlPage[] = [];
       for await (const batch of readCrawlPagesInThread(path, 999, readers)) threaded.push(...batch);
       assert.deepEqual(threaded, reference, `${readers} readers`);
+    }
+  });
+
+  it("reads a crawl's out-lists on reader threads as SQL gives them: distinct, no self-links, the graph's kinds only", async () => {
+    await ready;
+    const codes = kindCodes(GRAPH_LINK_KINDS);
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare(`SELECT DISTINCT source, target FROM links WHERE kind IN (${codes.join(', ')}) AND source <> target ORDER BY source, target`).raw().all() as Array<[number, number]>;
+    const stored = db.prepare('SELECT count(*) FROM links').pluck().get() as number;
+    db.close();
+    // The store holds what is to be left out: repeated pairs, self-links, canonical links.
+    assert.ok(stored > rows.length + 1000, `${stored} links stored, ${rows.length} distinct graph links`);
+    const expected = rows.map(([s, t]) => `${s}>${t}`);
+    for (const readers of [1, 2, 3]) {
+      const got: string[] = [];
+      let batches = 0;
+      for await (const batch of readOutListsInThread(path, codes, 1000, readers)) {
+        batches++;
+        for (let i = 0, start = 0; i < batch.sources.length; i++) {
+          for (let e = start; e < batch.ends[i]!; e++) got.push(`${batch.sources[i]}>${batch.targets[e]}`);
+          start = batch.ends[i]!;
+        }
+      }
+      assert.ok(batches >= 20, `${batches} batches`);
+      assert.deepEqual(got, expected, `${readers} readers`);
+    }
+    // The store's own method takes the threads at this size, and gives the same.
+    const store = SqliteStore.open(path);
+    try {
+      let links = 0;
+      for await (const batch of store.crawlOutLists(GRAPH_LINK_KINDS)) links += batch.targets.length;
+      assert.equal(links, expected.length);
+    } finally {
+      await store.close();
     }
   });
 

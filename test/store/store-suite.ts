@@ -11,7 +11,7 @@ import { topK } from '../../src/analysis/top.js';
 import { InputFormatError } from '../../src/errors.js';
 import { type LoadedGraph, loadGraph } from '../../src/formats/load.js';
 import { EdgeCollector } from '../../src/graph/edge-collector.js';
-import type { LinkKind, Store } from '../../src/store/store.js';
+import { GRAPH_LINK_KINDS, type LinkKind, type Store } from '../../src/store/store.js';
 import { LINK_KIND_CODES } from '../../src/store/schema.js';
 import { l1Distance, testData } from '../helpers.js';
 
@@ -188,6 +188,45 @@ export function storeSuite(backend: Backend): void {
           const [a, b] = [order(read[i - 1]!), order(read[i]!)];
           assert.ok(a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! < b[2]!))), 'ordered');
         }
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("gives a crawl's out-lists of the web graph's kinds, packed: the graph loadGraph builds", async () => {
+      const store = await backend.open();
+      try {
+        await store.importGraph(hollins.graph);
+        const { graph: before, pageIds } = await store.loadGraph();
+        // A link of two kinds (one edge), a self-link, and a kind outside the graph's (left out).
+        const [a, b, c] = [pageIds[0]!, pageIds[1]!, pageIds[2]!];
+        await store.addLinks([
+          { source: a, target: b, kind: 'redirect', nofollow: false },
+          { source: a, target: b, kind: 'anchor', nofollow: false },
+          { source: c, target: c, kind: 'anchor', nofollow: false },
+          { source: b, target: c, kind: 'canonical', nofollow: false },
+        ]);
+        const { graph } = await store.loadGraph(GRAPH_LINK_KINDS);
+        assert.equal(graph.edgeCount, before.edgeCount + (Array.from(before.successors(0)).includes(1) ? 0 : 1));
+        const expected = new Map<number, number[]>();
+        for (let v = 0; v < graph.nodeCount; v++) {
+          const targets = Array.from(graph.successors(v), (t) => pageIds[t]!).sort((x, y) => x - y);
+          if (targets.length > 0) expected.set(pageIds[v]!, targets);
+        }
+        const got = new Map<number, number[]>();
+        let last = 0;
+        for await (const batch of store.crawlOutLists(GRAPH_LINK_KINDS)) {
+          for (let i = 0, start = 0; i < batch.sources.length; i++) {
+            const source = batch.sources[i]!;
+            assert.ok(source > last, 'sources in increasing order');
+            last = source;
+            got.set(source, Array.from(batch.targets.subarray(start, batch.ends[i]!)));
+            start = batch.ends[i]!;
+          }
+        }
+        assert.equal(got.size, expected.size);
+        assert.deepEqual(got, expected);
+        assert.ok(!got.get(c)?.includes(c), 'no self-link');
       } finally {
         await store.close();
       }
