@@ -7,6 +7,8 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { newPool, submitCopy } from './pg-config.js';
+import { copyNumberPairs } from './pg-copy.js';
+import { readCrawlPagesInThread, readOutListsInThread, THREAD_READ_MIN_PAGES } from './reader-threads.js';
 import { storeFailure } from './store-failure.js';
 import { Readable } from 'node:stream';
 import pg from 'pg';
@@ -89,6 +91,10 @@ import {
 
 /** Sources whose out-lists one COPY of crawlOutLists reads (about 2 x 10^6 links on a crawl of 10 a page). */
 const OUT_LIST_RANGE_PAGES = 200_000;
+/** COPYs of crawlOutLists in flight at once (the pool holds 4 connections). */
+const OUT_LIST_COPIES = 2;
+/** Sources whose out-lists a reader thread reads in one COPY (a large crawl's resume). */
+const OUT_LIST_THREAD_RANGE_PAGES = 50_000;
 
 /** A PostgreSQL store that cannot be reached, opened or used. */
 export class PostgresStoreError extends StoreError {}
@@ -147,12 +153,14 @@ export class PostgresStore implements Store {
   private constructor(
     readonly location: string,
     private readonly pool: pg.Pool,
+    /** The URL as given (its password too), for the reader threads' own connections. */
+    private readonly url: string,
   ) {}
 
   static async open(url: string): Promise<PostgresStore> {
     const location = redactLocation(url);
     const pool = newPool(url, { max: 4 });
-    const store = new PostgresStore(location, pool);
+    const store = new PostgresStore(location, pool, url);
     try {
       await store.migrate();
     } catch (error) {
@@ -281,7 +289,7 @@ export class PostgresStore implements Store {
       ids.forEach((id, v) => (dense[id] = v));
       const edges = new EdgeBuffer();
       // No ORDER BY: the graph builder sorts; a sort here would cost more than the copy.
-      await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})${relCondition}) TO STDOUT`, (s, t) => {
+      await copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes})${relCondition}) TO STDOUT`, (s, t) => {
         edges.push(dense[s]!, dense[t]!);
         if (onProgress !== undefined && edges.length % 1_000_000 === 0) onProgress(edges.length, null);
       });
@@ -308,32 +316,6 @@ export class PostgresStore implements Store {
       }
     });
     if (carry !== '') onLine(carry);
-  }
-
-  /** Streams COPY TO output of two integer columns, parsed on the bytes. */
-  private async copyNumberPairs(client: pg.PoolClient, sql: string, onPair: (a: number, b: number) => void): Promise<void> {
-    let a = 0;
-    let b = 0;
-    let second = false;
-    await pipeline(submitCopy(client, copyTo(sql)), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) {
-        for (let i = 0; i < chunk.length; i++) {
-          const c = chunk[i]!;
-          if (c === 10) {
-            onPair(a, b);
-            a = 0;
-            b = 0;
-            second = false;
-          } else if (c === 9) {
-            second = true;
-          } else if (second) {
-            b = b * 10 + (c - 48);
-          } else {
-            a = a * 10 + (c - 48);
-          }
-        }
-      }
-    });
   }
 
   async addPages(urls: readonly string[], keys: readonly string[], depth: number | null = null, roles?: readonly PageRole[]): Promise<number[]> {
@@ -674,6 +656,11 @@ export class PostgresStore implements Store {
   }
 
   async *crawlPageBatches(batchSize = 10_000): AsyncIterable<StoredCrawlPage[]> {
+    // A large crawl's pages are read on reader threads (pg-reader-worker.ts): the same pages, in the same batches.
+    if (await this.readsOnThreads()) {
+      yield* readCrawlPagesInThread(this.url, batchSize, undefined, 'postgres');
+      return;
+    }
     for (let after = 0; ; ) {
       const { rows } = await this.pool.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages WHERE id > $1 ORDER BY id LIMIT $2`, values: [after, batchSize], rowMode: 'array' });
       if (rows.length === 0) return;
@@ -683,21 +670,52 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** True when the crawl's pages number THREAD_READ_MIN_PAGES or more: a resume then reads on reader threads. */
+  private async readsOnThreads(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ max: string | number | null }>('SELECT max(id) AS max FROM pages');
+    return Number(rows[0]?.max ?? 0) >= THREAD_READ_MIN_PAGES;
+  }
+
   async *crawlOutLists(kinds: readonly LinkKind[]): AsyncIterable<OutListBatch> {
     // Integers of ours (kind codes, id bounds), never text from outside: COPY takes no parameters.
+    if (await this.readsOnThreads()) {
+      yield* readOutListsInThread(this.url, kindCodes(kinds), OUT_LIST_THREAD_RANGE_PAGES, undefined, 'postgres');
+      return;
+    }
     const codes = kindCodes(kinds).join(', ');
     const { rows } = await this.pool.query<{ max: string | null }>('SELECT max(id) AS max FROM pages');
     const maxId = Number(rows[0]?.max ?? 0);
-    const packer = new OutListPacker();
-    for (let low = 0; low <= maxId; low += OUT_LIST_RANGE_PAGES) {
-      const high = low + OUT_LIST_RANGE_PAGES;
+    const range = async (low: number): Promise<OutListBatch> => {
+      const packer = new OutListPacker();
       const client = await this.pool.connect();
       try {
-        await this.copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes}) AND source >= ${low} AND source < ${high} ORDER BY source, target) TO STDOUT`, (s, t) => packer.add(s, t));
+        await copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes}) AND source >= ${low} AND source < ${low + OUT_LIST_RANGE_PAGES} ORDER BY source, target) TO STDOUT`, (s, t) => packer.add(s, t));
       } finally {
         client.release();
       }
-      if (packer.links > 0) yield packer.take();
+      return packer.take();
+    };
+    // OUT_LIST_COPIES ranges in flight, on connections of their own: the server scans the next
+    // while this thread parses the current one.
+    const inFlight: Array<Promise<OutListBatch>> = [];
+    let next = 0;
+    const start = (): void => {
+      if (next > maxId) return;
+      const promise = range(next);
+      promise.catch(() => undefined);
+      inFlight.push(promise);
+      next += OUT_LIST_RANGE_PAGES;
+    };
+    try {
+      for (let i = 0; i < OUT_LIST_COPIES; i++) start();
+      while (inFlight.length > 0) {
+        const batch = await inFlight.shift()!;
+        start();
+        if (batch.sources.length > 0) yield batch;
+      }
+    } finally {
+      // Stopped early or failed: let the COPYs still running end before their connections go back.
+      await Promise.allSettled(inFlight);
     }
   }
 

@@ -41,7 +41,7 @@ import {
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
 import { type OutListBatch, OutListPacker } from './out-lists.js';
 import { packCrawlBatch } from './packed-batch.js';
-import { readCrawlPagesInThread, readOutListsInThread } from './sqlite-page-reader.js';
+import { readCrawlPagesInThread, readOutListsInThread, THREAD_READ_MIN_PAGES } from './reader-threads.js';
 import { configureConnection, SqliteCrawlWriter } from './sqlite-crawl-writer.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import {
@@ -101,8 +101,7 @@ const LOAD_RANGE_PAGES = 200_000;
  */
 const OUT_LIST_RANGE_PAGES = 50_000;
 
-/** A resume reads its pages on a reader thread from this many pages on (below, starting the thread costs more than it saves). */
-export const THREAD_READ_MIN_PAGES = 20_000;
+export { THREAD_READ_MIN_PAGES };
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -514,7 +513,7 @@ export class SqliteStore implements Store {
   }
 
   async *crawlPageBatches(batchSize = 10_000): AsyncIterable<StoredCrawlPage[]> {
-    // A large crawl's pages are read on a thread of their own (sqlite-page-reader.ts); the same
+    // A large crawl's pages are read on a thread of their own (reader-threads.ts); the same
     // pages, in the same batches.
     const last = this.db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null;
     if (!this.db.memory && last !== null && last >= THREAD_READ_MIN_PAGES) {
@@ -536,7 +535,7 @@ export class SqliteStore implements Store {
     const codes = kindCodes(kinds);
     const placeholders = codes.map(() => '?').join(', ');
     const maxId = (this.db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null) ?? 0;
-    // A large crawl's links are read on the reader threads (sqlite-page-reader.ts): the same lists.
+    // A large crawl's links are read on the reader threads (reader-threads.ts): the same lists.
     if (!this.db.memory && maxId >= THREAD_READ_MIN_PAGES) {
       yield* readOutListsInThread(this.db.name, codes, OUT_LIST_RANGE_PAGES);
       return;

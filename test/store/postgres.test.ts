@@ -9,6 +9,10 @@ import { to as copyTo } from 'pg-copy-streams';
 import { pgConfig, submitCopy } from '../../src/store/pg-config.js';
 import { missingToolTest } from '../helpers.js';
 import { type TestServer, startTestServer } from './postgres-server.js';
+import { CRAWL_PAGE_COLUMNS, crawlPageFromRow, type CrawlPageRow, kindCodes } from '../../src/store/records.js';
+import { readCrawlPagesInThread, THREAD_READ_MIN_PAGES } from '../../src/store/reader-threads.js';
+import { type CrawlBatch, GRAPH_LINK_KINDS, type StoredCrawlPage } from '../../src/store/store.js';
+import { Random } from '../../src/util/random.js';
 
 // In CI (WGA_REQUIRE_POSTGRES=1) a server that cannot start fails the run instead of skipping.
 const server = await startTestServer();
@@ -41,6 +45,76 @@ if (typeof server === 'string') {
       assert.equal(counts.pages, writers * pagesEach + pagesEach);
       assert.equal(counts.links, writers * pagesEach);
     },
+  });
+
+  describe("PostgreSQL's reader threads (a large crawl's resume)", () => {
+    it("read the pages and the out-lists a resume reads, as the store's own queries give them", { timeout: 120_000 }, async () => {
+      const url = await running.createDatabase();
+      const store = await PostgresStore.open(url);
+      const pages = THREAD_READ_MIN_PAGES + 1234;
+      const random = new Random(5);
+      try {
+        for (let first = 1; first <= pages; first += 5000) {
+          const batch: CrawlBatch = { pages: [], fetches: [], replaceLinksOf: [], links: [], opic: [], state: {} };
+          for (let id = first; id < Math.min(pages + 1, first + 5000); id++) {
+            const key = `http://h${id % 13}.test/p/${id}?é=${id % 7}`;
+            const read = id % 4 === 0;
+            batch.pages.push({
+              id, url: id % 3 === 0 ? `${key}#f${id}` : key, key, host: `h${id % 13}.test`, depth: id % 5, focus: id % 6 === 0, role: id % 17 === 0 ? 'sitemap' : 'page',
+              opic: { cash: 1 / id, history: read ? 1 / (id + 1) : 0, lastRead: read ? id / 3 : 0, reads: read ? 1 : 0, seenAll: id * 1e-7, seenUnread: 0, seenFocus: 0, focus: id % 6 === 0 },
+              windowHistory: id % 6 === 0 ? 0.5 : 0,
+            });
+            if (read) {
+              batch.fetches.push({ id, fetchSeq: id * 2, record: { status: id % 9 === 0 ? 404 : 200, contentType: 'text/html', fetchedAt: 1_700_000_000_000 + id, size: 10, title: null, error: null, etag: id % 12 === 0 ? `"e${id}"` : null, lastModified: null }, first: true });
+              // Links to earlier pages: some of two kinds, a self-link, a kind outside the graph's.
+              const targets = [...new Set(Array.from({ length: 1 + (id % 5) }, () => 1 + Math.floor(random.next() * id)))];
+              for (const target of targets) batch.links.push({ source: id, target, kind: 'anchor', nofollow: false });
+              if (id % 3 === 0) batch.links.push({ source: id, target: targets[0]!, kind: 'redirect', nofollow: false });
+              if (id % 7 === 0) batch.links.push({ source: id, target: id, kind: 'anchor', nofollow: false });
+              if (id % 11 === 0) batch.links.push({ source: id, target: 1, kind: 'canonical', nofollow: false });
+            }
+          }
+          await store.writeCrawlBatch(batch);
+        }
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        const reference = (await client.query<CrawlPageRow>({ text: `SELECT ${CRAWL_PAGE_COLUMNS} FROM pages ORDER BY id`, rowMode: 'array' })).rows.map(crawlPageFromRow);
+        const codes = kindCodes(GRAPH_LINK_KINDS);
+        const links = (await client.query<[string, string]>({ text: `SELECT DISTINCT source, target FROM links WHERE kind = ANY($1) AND source <> target ORDER BY source, target`, values: [codes], rowMode: 'array' })).rows.map(([s, t]) => `${s}>${t}`);
+        await client.end();
+        assert.equal(reference.length, pages);
+        assert.ok(reference.some((p) => p.key !== p.url) && reference.some((p) => p.etag !== null) && reference.some((p) => p.focus) && reference.some((p) => p.fetchSeq !== null));
+        // The store's methods take the threads at this size.
+        const read: StoredCrawlPage[] = [];
+        for await (const batch of store.crawlPageBatches(7000)) read.push(...batch);
+        assert.deepEqual(read, reference);
+        const got: string[] = [];
+        for await (const batch of store.crawlOutLists(GRAPH_LINK_KINDS)) {
+          for (let i = 0, start = 0; i < batch.sources.length; i++) {
+            for (let e = start; e < batch.ends[i]!; e++) got.push(`${batch.sources[i]}>${batch.targets[e]}`);
+            start = batch.ends[i]!;
+          }
+        }
+        assert.ok(links.length > 10_000);
+        assert.deepEqual(got, links);
+        // Three readers, small batches: the same.
+        const threaded: StoredCrawlPage[] = [];
+        for await (const batch of readCrawlPagesInThread(url, 999, 3, 'postgres')) threaded.push(...batch);
+        assert.deepEqual(threaded, reference);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("fail with the server's message when the database is gone, and end their threads", async () => {
+      const url = `${(await running.createDatabase()).replace(/\/[^/]*$/, '')}/wga_no_such_database`;
+      await assert.rejects(
+        (async () => {
+          for await (const _ of readCrawlPagesInThread(url, 100, 2, 'postgres')) assert.fail('no pages from a missing database');
+        })(),
+        /does not exist/,
+      );
+    });
   });
 
   describe('PostgreSQL connection', () => {

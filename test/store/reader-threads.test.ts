@@ -1,5 +1,5 @@
 /**
- * A resume's pages read on a reader thread (src/store/sqlite-page-reader.ts): the same pages, values
+ * A resume's pages read on a reader thread (src/store/reader-threads.ts): the same pages, values
  * and batches as the store's own read (crawlPageFromRow over the same columns), from
  * THREAD_READ_MIN_PAGES pages on; a reader left early ends its thread; a file that is no store
  * fails with SQLite's message.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { CRAWL_PAGE_COLUMNS, crawlPageFromRow, type CrawlPageRow } from '../../src/store/records.js';
-import { readCrawlPagesInThread, readOutListsInThread } from '../../src/store/sqlite-page-reader.js';
+import { readCrawlPagesInThread, readOutListsInThread } from '../../src/store/reader-threads.js';
 import { kindCodes } from '../../src/store/records.js';
 import { SqliteStore, THREAD_READ_MIN_PAGES } from '../../src/store/sqlite.js';
 import { type CrawlBatch, GRAPH_LINK_KINDS, type StoredCrawlPage } from '../../src/store/store.js';

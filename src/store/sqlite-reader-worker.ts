@@ -1,21 +1,19 @@
 /**
  * A SQLite store's reader thread: reads a crawl's pages in id order on a connection of its own and
- * sends them packed (sqlite-page-reader-protocol.ts), a batch for each 'more' the store sends; or
- * the out-lists of its links, in source order (at 10^8 links, 25 s of a resume on one thread). Batches are ranges of ids (a crawl's are 1..n): several readers share the reading, each
- * every readers-th batch. Reading a row costs better-sqlite3 about 3 us (one JavaScript value per column): at
- * 10^7 pages that was half of a resume's time before its first request, on the crawler's thread.
+ * sends them packed (reader-protocol.ts), a batch for each 'more' the store sends; or
+ * the out-lists of its links, in source order (at 10^8 links, 25 s of a resume on one thread).
+ * Batches are ranges of ids (a crawl's are 1..n): several readers share the reading, each every
+ * readers-th batch. Reading a row costs better-sqlite3 about 3 us (one JavaScript value per
+ * column): at 10^7 pages that was half of a resume's time before its first request, on the
+ * crawler's thread. pg-reader-worker.ts is PostgreSQL's twin.
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { OutListPacker } from './out-lists.js';
-import { NUMBERS, TEXTS, type FromReader, type PackedPages, type ReaderData, type ToReader } from './sqlite-page-reader-protocol.js';
+import { errorReply, type FromReader, packPageRows, READER_PAGE_COLUMNS, type ReaderData, type ToReader, transferOf } from './reader-protocol.js';
 
 const port = parentPort!;
 const { path, batchSize, index, readers, read } = workerData as ReaderData;
-
-// The key only when it is not the URL (the usual case), so that one string a page is made, not two.
-const COLUMNS =
-  'id, depth, focus, status, fetch_seq, cash, history, last_read, reads, seen_all, seen_unread, seen_focus, window_history, role, url, CASE WHEN url_key = url THEN NULL ELSE url_key END, host, content_type, fetch_error, etag, last_modified';
 
 let db: Database.Database | null = null;
 let statement: Database.Statement | null = null;
@@ -30,7 +28,7 @@ function open(): void {
   db = new Database(path, { readonly: true, fileMustExist: true, timeout: 30_000 });
   lastId = (db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null) ?? 0;
   if (read.what === 'pages') {
-    statement = db.prepare(`SELECT ${COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id`).raw();
+    statement = db.prepare(`SELECT ${READER_PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id`).raw();
     return;
   }
   // Kind codes are integers of ours, never text from outside.
@@ -60,19 +58,7 @@ function nextBatch(): FromReader {
   if (from >= lastId) return { type: 'end' };
   batch += readers;
   if (read.what === 'links') return nextLinks(from);
-  const rows = statement!.all(from, from + batchSize) as unknown[][];
-  const numbers = new Float64Array(rows.length * NUMBERS);
-  const texts = new Array<string | null>(rows.length * TEXTS);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    for (let c = 0; c < NUMBERS; c++) {
-      const value = row[c];
-      numbers[i * NUMBERS + c] = value === null ? Number.NaN : Number(value);
-    }
-    for (let c = 0; c < TEXTS; c++) texts[i * TEXTS + c] = row[NUMBERS + c] as string | null;
-  }
-  const pages: PackedPages = { count: rows.length, numbers, texts };
-  return { type: 'pages', pages };
+  return { type: 'pages', pages: packPageRows(statement!.all(from, from + batchSize) as unknown[][]) };
 }
 
 port.on('message', (message: ToReader) => {
@@ -83,11 +69,9 @@ port.on('message', (message: ToReader) => {
       ended = true;
       db?.close();
     }
-    const transfer = reply.type === 'pages' ? [reply.pages.numbers.buffer] : reply.type === 'links' ? [reply.links.sources.buffer, reply.links.ends.buffer, reply.links.targets.buffer] : [];
-    port.postMessage(reply, transfer as ArrayBuffer[]);
+    port.postMessage(reply, transferOf(reply));
   } catch (error) {
     ended = true;
-    const e = error as { message?: unknown; code?: unknown };
-    port.postMessage({ type: 'error', message: typeof e.message === 'string' ? e.message : String(error), code: typeof e.code === 'string' ? e.code : null } satisfies FromReader);
+    port.postMessage(errorReply(error));
   }
 });

@@ -1,17 +1,29 @@
 /**
- * A crawl's pages (and its links' out-lists) read back on threads of their own (sqlite-page-reader-worker.ts), for a resume:
- * the store's thread only unpacks them, while the reader reads the next batches. At 10^7 pages the
- * reads took 31 of the 68 s before the first request on the crawler's thread (BENCHMARKS.md).
- * Each reader reads up to AHEAD batches ahead of the one being used, so memory stays bounded.
+ * A crawl's pages (and its links' out-lists) read back on threads of their own, for a resume: the
+ * store's thread only unpacks them, while the readers read the next batches. The readers are
+ * sqlite-reader-worker.ts and pg-reader-worker.ts. At 10^7 pages the reads took 31 of the 68 s
+ * before the first request on the crawler's thread (BENCHMARKS.md). Each reader reads up to AHEAD
+ * batches ahead of the one being used, so memory stays bounded.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { OutListBatch } from './out-lists.js';
 import { roleOf } from './records.js';
-import { NUMBERS, TEXTS, type FromReader, type PackedPages, type ReaderData } from './sqlite-page-reader-protocol.js';
+import { NUMBERS, TEXTS, type FromReader, type PackedPages, type ReaderData } from './reader-protocol.js';
 import type { StoredCrawlPage } from './store.js';
 
+/** A resume reads its pages (and links) on reader threads from this many pages on (below, starting the thread costs more than it saves). */
+export const THREAD_READ_MIN_PAGES = 20_000;
+
 const AHEAD = 3;
+
+/** Which store's reader thread: path is then a SQLite file or a postgres:// URL. */
+export type ReaderBackend = 'sqlite' | 'postgres';
+
+const READER_WORKERS: Record<ReaderBackend, URL> = {
+  sqlite: new URL('./sqlite-reader-worker.js', import.meta.url),
+  postgres: new URL('./pg-reader-worker.js', import.meta.url),
+};
 
 const nullable = (value: number): number | null => (value === value ? value : null);
 
@@ -49,8 +61,8 @@ export function unpackPages(packed: PackedPages): StoredCrawlPage[] {
  * The pages of the store file at `path`, in id order, in batches of `batchSize` ids, read on
  * `readers` reader threads taking batches in turn (batch b on reader b % readers).
  */
-export async function* readCrawlPagesInThread(path: string, batchSize: number, readers = defaultReaders()): AsyncGenerator<StoredCrawlPage[]> {
-  for await (const message of readInThreads(path, batchSize, { what: 'pages' }, readers)) {
+export async function* readCrawlPagesInThread(path: string, batchSize: number, readers = defaultReaders(), backend: ReaderBackend = 'sqlite'): AsyncGenerator<StoredCrawlPage[]> {
+  for await (const message of readInThreads(backend, path, batchSize, { what: 'pages' }, readers)) {
     // A range of ids with no page (ids are 1..n in a crawl's store, but not in every store).
     if (message.type === 'pages' && message.pages.count > 0) yield unpackPages(message.pages);
   }
@@ -60,14 +72,14 @@ export async function* readCrawlPagesInThread(path: string, batchSize: number, r
  * The out-lists of the links whose kind codes are `kinds` in the store file at `path`, in source
  * order, `batchSize` source ids a batch, read on `readers` reader threads in turn.
  */
-export async function* readOutListsInThread(path: string, kinds: number[], batchSize: number, readers = defaultReaders()): AsyncGenerator<OutListBatch> {
-  for await (const message of readInThreads(path, batchSize, { what: 'links', kinds }, readers)) {
+export async function* readOutListsInThread(path: string, kinds: number[], batchSize: number, readers = defaultReaders(), backend: ReaderBackend = 'sqlite'): AsyncGenerator<OutListBatch> {
+  for await (const message of readInThreads(backend, path, batchSize, { what: 'links', kinds }, readers)) {
     if (message.type === 'links' && message.links.sources.length > 0) yield message.links;
   }
 }
 
 /** The batches the reader threads send, in batch order, each reader AHEAD batches ahead. */
-async function* readInThreads(path: string, batchSize: number, read: ReaderData['read'], readers: number): AsyncGenerator<FromReader> {
+async function* readInThreads(backend: ReaderBackend, path: string, batchSize: number, read: ReaderData['read'], readers: number): AsyncGenerator<FromReader> {
   const arrived: FromReader[][] = [];
   const workers: Worker[] = [];
   let wake: (() => void) | null = null;
@@ -79,7 +91,7 @@ async function* readInThreads(path: string, batchSize: number, read: ReaderData[
   try {
     for (let index = 0; index < readers; index++) {
       const data: ReaderData = { path, batchSize, index, readers, read };
-      const worker = new Worker(new URL('./sqlite-page-reader-worker.js', import.meta.url), { workerData: data });
+      const worker = new Worker(READER_WORKERS[backend], { workerData: data });
       const queue: FromReader[] = [];
       arrived.push(queue);
       workers.push(worker);
