@@ -7,9 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { OutListPacker } from './out-lists.js';
 import { pgConfig } from './pg-config.js';
-import { copyNumberPairs } from './pg-copy.js';
+import { copyOutListRange } from './pg-copy.js';
 import { errorReply, type FromReader, packPageRows, READER_PAGE_COLUMNS, type ReaderData, type ToReader, transferOf } from './reader-protocol.js';
 
 // BIGINT ids and fetch sequence numbers as numbers, as the store reads them (postgres.ts).
@@ -40,13 +39,7 @@ async function nextBatch(): Promise<FromReader> {
   if (from >= lastId) return { type: 'end' };
   batch += readers;
   const to = from + batchSize;
-  if (read.what === 'links') {
-    // Integers of ours (kind codes, id bounds), never text from outside: COPY takes no parameters.
-    const kinds = read.kinds.map((kind) => Math.trunc(kind)).join(', ');
-    const packer = new OutListPacker();
-    await copyNumberPairs(db, `COPY (SELECT source, target FROM links WHERE kind IN (${kinds}) AND source > ${from} AND source <= ${to} ORDER BY source, target) TO STDOUT`, (s, t) => packer.add(s, t));
-    return { type: 'links', links: packer.take() };
-  }
+  if (read.what === 'links') return { type: 'links', links: await copyOutListRange(db, read.kinds, from, to) };
   const { rows } = await db.query<unknown[]>({ text: `SELECT ${READER_PAGE_COLUMNS} FROM pages WHERE id > $1 AND id <= $2 ORDER BY id`, values: [from, to], rowMode: 'array' });
   return { type: 'pages', pages: packPageRows(rows) };
 }

@@ -7,7 +7,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { newPool, submitCopy } from './pg-config.js';
-import { copyNumberPairs } from './pg-copy.js';
+import { copyNumberPairs, copyOutListRange } from './pg-copy.js';
 import { readCrawlPagesInThread, readOutListsInThread, THREAD_READ_MIN_PAGES } from './reader-threads.js';
 import { storeFailure } from './store-failure.js';
 import { Readable } from 'node:stream';
@@ -19,7 +19,7 @@ import { EdgeBuffer } from '../graph/edge-buffer.js';
 import type { Graph } from '../graph/graph.js';
 import { TextLabels } from '../graph/labels.js';
 import { redactLocation } from './open.js';
-import { type OutListBatch, OutListPacker } from './out-lists.js';
+import type { OutListBatch } from './out-lists.js';
 import {
   COUNT_CONDITIONS,
   CRAWL_PAGE_COLUMNS,
@@ -91,8 +91,6 @@ import {
 
 /** Sources whose out-lists one COPY of crawlOutLists reads (about 2 x 10^6 links on a crawl of 10 a page). */
 const OUT_LIST_RANGE_PAGES = 200_000;
-/** COPYs of crawlOutLists in flight at once (the pool holds 4 connections). */
-const OUT_LIST_COPIES = 2;
 /** Sources whose out-lists a reader thread reads in one COPY (a large crawl's resume). */
 const OUT_LIST_THREAD_RANGE_PAGES = 50_000;
 
@@ -682,40 +680,16 @@ export class PostgresStore implements Store {
       yield* readOutListsInThread(this.url, kindCodes(kinds), OUT_LIST_THREAD_RANGE_PAGES, undefined, 'postgres');
       return;
     }
-    const codes = kindCodes(kinds).join(', ');
     const { rows } = await this.pool.query<{ max: string | null }>('SELECT max(id) AS max FROM pages');
     const maxId = Number(rows[0]?.max ?? 0);
-    const range = async (low: number): Promise<OutListBatch> => {
-      const packer = new OutListPacker();
-      const client = await this.pool.connect();
-      try {
-        await copyNumberPairs(client, `COPY (SELECT source, target FROM links WHERE kind IN (${codes}) AND source >= ${low} AND source < ${low + OUT_LIST_RANGE_PAGES} ORDER BY source, target) TO STDOUT`, (s, t) => packer.add(s, t));
-      } finally {
-        client.release();
-      }
-      return packer.take();
-    };
-    // OUT_LIST_COPIES ranges in flight, on connections of their own: the server scans the next
-    // while this thread parses the current one.
-    const inFlight: Array<Promise<OutListBatch>> = [];
-    let next = 0;
-    const start = (): void => {
-      if (next > maxId) return;
-      const promise = range(next);
-      promise.catch(() => undefined);
-      inFlight.push(promise);
-      next += OUT_LIST_RANGE_PAGES;
-    };
+    const client = await this.pool.connect();
     try {
-      for (let i = 0; i < OUT_LIST_COPIES; i++) start();
-      while (inFlight.length > 0) {
-        const batch = await inFlight.shift()!;
-        start();
+      for (let from = 0; from < maxId; from += OUT_LIST_RANGE_PAGES) {
+        const batch = await copyOutListRange(client, kindCodes(kinds), from, from + OUT_LIST_RANGE_PAGES);
         if (batch.sources.length > 0) yield batch;
       }
     } finally {
-      // Stopped early or failed: let the COPYs still running end before their connections go back.
-      await Promise.allSettled(inFlight);
+      client.release();
     }
   }
 

@@ -9,7 +9,8 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { OutListPacker } from './out-lists.js';
+import type { OutListBatch } from './out-lists.js';
+import { sqliteOutListReader } from './sqlite-out-lists.js';
 import { errorReply, type FromReader, packPageRows, READER_PAGE_COLUMNS, type ReaderData, type ToReader, transferOf } from './reader-protocol.js';
 
 const port = parentPort!;
@@ -21,35 +22,13 @@ let lastId = 0;
 let batch = index;
 let ended = false;
 
-/** source * shift + target in one integer (exact while 2^bits squared stays below 2^53), or 0: two columns. */
-let shift = 0;
+let readLinks: ((from: number, to: number) => OutListBatch) | null = null;
 
 function open(): void {
   db = new Database(path, { readonly: true, fileMustExist: true, timeout: 30_000 });
   lastId = (db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null) ?? 0;
-  if (read.what === 'pages') {
-    statement = db.prepare(`SELECT ${READER_PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id`).raw();
-    return;
-  }
-  // Kind codes are integers of ours, never text from outside.
-  const kinds = read.kinds.map((kind) => Math.trunc(kind)).join(', ');
-  const bits = Math.max(1, Math.ceil(Math.log2(lastId + 1)));
-  shift = 2 * bits <= 53 ? 2 ** bits : 0;
-  const where = `WHERE kind IN (${kinds}) AND source > ? AND source <= ? ORDER BY source, target`;
-  statement = shift > 0 ? db.prepare(`SELECT source * ${shift} + target FROM links ${where}`).pluck() : db.prepare(`SELECT source, target FROM links ${where}`).raw();
-}
-
-function nextLinks(from: number): FromReader {
-  const packer = new OutListPacker();
-  if (shift > 0) {
-    for (const value of statement!.all(from, from + batchSize) as number[]) {
-      const source = Math.floor(value / shift);
-      packer.add(source, value - source * shift);
-    }
-  } else {
-    for (const [source, target] of statement!.all(from, from + batchSize) as Array<[number, number]>) packer.add(source, target);
-  }
-  return { type: 'links', links: packer.take() };
+  if (read.what === 'pages') statement = db.prepare(`SELECT ${READER_PAGE_COLUMNS} FROM pages WHERE id > ? AND id <= ? ORDER BY id`).raw();
+  else readLinks = sqliteOutListReader(db, read.kinds, lastId);
 }
 
 function nextBatch(): FromReader {
@@ -57,7 +36,7 @@ function nextBatch(): FromReader {
   const from = batch * batchSize;
   if (from >= lastId) return { type: 'end' };
   batch += readers;
-  if (read.what === 'links') return nextLinks(from);
+  if (readLinks !== null) return { type: 'links', links: readLinks(from, from + batchSize) };
   return { type: 'pages', pages: packPageRows(statement!.all(from, from + batchSize) as unknown[][]) };
 }
 

@@ -39,7 +39,8 @@ import {
   auditValues,
 } from './records.js';
 import { LINK_KIND_CODES, LINK_KIND_NAMES, SQLITE_MIGRATIONS } from './schema.js';
-import { type OutListBatch, OutListPacker } from './out-lists.js';
+import type { OutListBatch } from './out-lists.js';
+import { sqliteOutListReader } from './sqlite-out-lists.js';
 import { packCrawlBatch } from './packed-batch.js';
 import { readCrawlPagesInThread, readOutListsInThread, THREAD_READ_MIN_PAGES } from './reader-threads.js';
 import { configureConnection, SqliteCrawlWriter } from './sqlite-crawl-writer.js';
@@ -533,32 +534,16 @@ export class SqliteStore implements Store {
 
   async *crawlOutLists(kinds: readonly LinkKind[]): AsyncIterable<OutListBatch> {
     const codes = kindCodes(kinds);
-    const placeholders = codes.map(() => '?').join(', ');
     const maxId = (this.db.prepare('SELECT max(id) FROM pages').pluck().get() as number | null) ?? 0;
     // A large crawl's links are read on the reader threads (reader-threads.ts): the same lists.
     if (!this.db.memory && maxId >= THREAD_READ_MIN_PAGES) {
       yield* readOutListsInThread(this.db.name, codes, OUT_LIST_RANGE_PAGES);
       return;
     }
-    const bits = Math.max(1, Math.ceil(Math.log2(maxId + 1)));
-    const packer = new OutListPacker();
-    // A range of sources a statement, read as in loadGraph: one integer a link when it is exact.
-    if (2 * bits <= 53) {
-      const shift = 2 ** bits;
-      const range = this.db.prepare(`SELECT source * ${shift} + target FROM links WHERE kind IN (${placeholders}) AND source >= ? AND source < ? ORDER BY source, target`).pluck();
-      for (let low = 0; low <= maxId; low += LOAD_RANGE_PAGES) {
-        for (const value of range.all(...codes, low, low + LOAD_RANGE_PAGES) as number[]) {
-          const source = Math.floor(value / shift);
-          packer.add(source, value - source * shift);
-        }
-        if (packer.links > 0) yield packer.take();
-      }
-    } else {
-      const range = this.db.prepare(`SELECT source, target FROM links WHERE kind IN (${placeholders}) AND source >= ? AND source < ? ORDER BY source, target`).raw();
-      for (let low = 0; low <= maxId; low += LOAD_RANGE_PAGES) {
-        for (const [source, target] of range.all(...codes, low, low + LOAD_RANGE_PAGES) as Array<[number, number]>) packer.add(source, target);
-        if (packer.links > 0) yield packer.take();
-      }
+    const read = sqliteOutListReader(this.db, codes, maxId);
+    for (let from = 0; from < maxId; from += LOAD_RANGE_PAGES) {
+      const batch = read(from, from + LOAD_RANGE_PAGES);
+      if (batch.sources.length > 0) yield batch;
     }
   }
 
