@@ -315,11 +315,24 @@ export class Crawler extends PagePipeline {
       for (const timer of timers) clearInterval(timer);
       this.memory = memoryNow();
       this.throwIfFailed();
-      await this.finishLive();
+      // The live PageRank's last solve runs in its worker while the last checkpoint and OPIC's
+      // ranking are written (each a few seconds at 10^6 pages); a second checkpoint then stores
+      // the final live ranking's state.
+      const liveFinished = this.finishLive().then(
+        () => null,
+        (error: unknown) => error,
+      );
       this.sessions[this.sessions.length - 1]!.finished = Date.now();
       await this.checkpoint();
       this.throwIfFailed();
-      const runs = await this.saveRuns();
+      const runs = [await this.saveOpicRun()];
+      const liveFailure = await liveFinished;
+      if (liveFailure !== null) throw liveFailure;
+      if (this.live !== null && (this.live.latest?.version ?? this.liveStored) !== this.liveStored) {
+        await this.checkpoint();
+        this.throwIfFailed();
+      }
+      runs.push(...(await this.saveLaterRuns()));
       return this.report(runs);
     } finally {
       for (const timer of timers) clearInterval(timer);
@@ -748,11 +761,11 @@ export class Crawler extends PagePipeline {
     role: (id: number) => this.roleOf(id),
   };
 
-  private async saveRuns(): Promise<number[]> {
-    const pages = this.opic.pages;
-    // Store ids 1..n (storeId), and OPIC's estimates computed as they are written: at 10^8 known
+  /** What every run a crawl saves has: the pages (store ids 1..n) and the crawl's parameters. */
+  private runBase() {
+    // Store ids 1..n (storeId), and the estimates computed as they are written: at 10^8 known
     // pages two arrays of them all would be the crawl's peak (issue 38).
-    const pageIds = { first: storeId(0), length: pages };
+    const pageIds = { first: storeId(0), length: this.opic.pages };
     const parameters = {
       source: 'crawl',
       strategy: this.settings.strategy,
@@ -763,7 +776,20 @@ export class Crawler extends PagePipeline {
       discoveryShare: this.settings.discoveryShare,
     };
     const base = { startedAt: this.startedAt, finishedAt: Date.now(), iterations: this.opic.opic.reads, converged: null };
-    const runs = [await this.store.saveRun({ ...base, method: 'opic', parameters, residual: this.opic.opic.errorFactor }, pageIds, (id) => this.opic.opic.estimate(id))];
+    return { pageIds, parameters, base };
+  }
+
+  /** OPIC's ranking of every known page, as a run. */
+  private async saveOpicRun(): Promise<number> {
+    const { pageIds, parameters, base } = this.runBase();
+    return this.store.saveRun({ ...base, method: 'opic', parameters, residual: this.opic.opic.errorFactor }, pageIds, (id) => this.opic.opic.estimate(id));
+  }
+
+  /** The final live PageRank and Adaptive OPIC's estimates, as runs (when the crawl has them). */
+  private async saveLaterRuns(): Promise<number[]> {
+    const pages = this.opic.pages;
+    const { pageIds, parameters, base } = this.runBase();
+    const runs: number[] = [];
     const live = this.live?.latest ?? null;
     if (live !== null && live.final && live.pages === pages) {
       runs.push(

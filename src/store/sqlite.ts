@@ -415,21 +415,43 @@ export class SqliteStore implements Store {
       'INSERT INTO runs (method, parameters, started_at, finished_at, iterations, residual, converged, pages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const insertScore = this.db.prepare('INSERT INTO scores (run, page, value) VALUES (?, ?, ?)');
-    return this.db
-      .transaction(() => {
-        this.bumpDataVersion();
-        const converged = run.converged === null ? null : run.converged ? 1 : 0;
-        const id = Number(
-          insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pages.length)
-            .lastInsertRowid,
-        );
-        for (let v = 0; v < pages.length; v++) {
-          const value = score(v);
-          if (Number.isFinite(value)) insertScore.run(id, pageId(v), value);
-        }
-        return id;
-      })
-      .immediate();
+    const save = (): number =>
+      this.db
+        .transaction(() => {
+          this.bumpDataVersion();
+          const converged = run.converged === null ? null : run.converged ? 1 : 0;
+          const id = Number(
+            insertRun.run(run.method, JSON.stringify(run.parameters), run.startedAt, run.finishedAt, run.iterations, run.residual, converged, pages.length)
+              .lastInsertRowid,
+          );
+          for (let v = 0; v < pages.length; v++) {
+            const value = score(v);
+            if (Number.isFinite(value)) insertScore.run(id, pageId(v), value);
+          }
+          return id;
+        })
+        .immediate();
+    // A crawl saves its runs over ids 1..n. When the stored ids are exactly 1..max (pages are never
+    // deleted), every page of such a range exists, and checking each score's page against the pages
+    // table (a third of the insert's time) is skipped.
+    if (pages instanceof Float64Array || !this.denseRange(pages.first, pages.length)) return save();
+    this.db.pragma('foreign_keys = OFF');
+    try {
+      return save();
+    } finally {
+      this.db.pragma('foreign_keys = ON');
+    }
+  }
+
+  /** Whether pages first .. first + length - 1 are all stored: the ids are 1..max(id) and the range within them. */
+  private denseRange(first: number, length: number): boolean {
+    if (length === 0) return true;
+    const { count, low, high } = this.db.prepare('SELECT count(*) AS count, min(id) AS low, max(id) AS high FROM pages').get() as {
+      count: number;
+      low: number | null;
+      high: number | null;
+    };
+    return low === 1 && high === count && first >= 1 && first + length - 1 <= count;
   }
 
   async runs(): Promise<RunRecord[]> {
@@ -443,7 +465,8 @@ export class SqliteStore implements Store {
 
   async scoresOf(page: number): Promise<Array<{ run: number; method: string; value: number }>> {
     return this.db
-      .prepare('SELECT s.run AS run, r.method AS method, s.value AS value FROM scores s JOIN runs r ON r.id = s.run WHERE s.page = ? ORDER BY s.run')
+      // One look-up of (run, page) per run, in the scores' primary key (no index by page: issue 38).
+      .prepare('SELECT r.id AS run, r.method AS method, s.value AS value FROM runs r CROSS JOIN scores s ON s.run = r.id AND s.page = ? ORDER BY r.id')
       .all(page) as Array<{ run: number; method: string; value: number }>;
   }
 

@@ -146,6 +146,15 @@ export function storeSuite(backend: Backend): void {
         assert.equal((await store.latestRun('opic'))?.pages, 3);
         const stored = await Promise.all([0, 1, 2].map(async (v) => (await store.scoresOf(first + v)).find((s) => s.run === computed)?.value ?? null));
         assert.deepEqual(stored, [10, null, 12]);
+        // Runs over pages the store does not have are refused, whole, in either form (SQLite checks a
+        // range by the ids it holds and then saves it without a check per score: it must still refuse).
+        const counts = await store.counts();
+        const before = (await store.runs()).length;
+        const bad = { method: 'opic', parameters: {}, startedAt: started, finishedAt: started, iterations: null, residual: null, converged: null };
+        await assert.rejects(store.saveRun(bad, { first, length: counts.pages + 1 }, () => 1));
+        await assert.rejects(store.saveRun(bad, Float64Array.of(first, first + counts.pages + 7), [1, 2]));
+        assert.equal((await store.runs()).length, before);
+        assert.deepEqual((await store.scoresOf(first)).map((s) => s.run), [run, computed]);
       });
     });
 
