@@ -63,6 +63,7 @@ export interface CrawlCliOptions {
   storeRetry?: string;
   live?: boolean;
   liveInterval?: string;
+  liveShare?: string;
   liveInlineEdges?: string;
   /** Commander's --no-compression and --no-sitemaps give false. */
   compression?: boolean;
@@ -145,6 +146,7 @@ export function settingsFromOptions(options: CrawlCliOptions): Partial<CrawlSett
   if (options.maxRedirects !== undefined) s.maxRedirects = integerOption('--max-redirects', options.maxRedirects, 10, 0);
   if (options.live !== undefined) s.live = options.live;
   if (options.liveInterval !== undefined) s.liveIntervalMs = integerOption('--live-interval', options.liveInterval, 1000, 10);
+  if (options.liveShare !== undefined) s.liveShare = numberOption('--live-share', options.liveShare, 1, { min: 0, exclusiveMin: true, max: 1 });
   if (options.liveInlineEdges !== undefined) s.liveInlineEdges = integerOption('--live-inline-edges', options.liveInlineEdges, 5_000_000, 0);
   if (options.checkpoint !== undefined) s.checkpointMs = integerOption('--checkpoint', options.checkpoint, 1000, 10);
   if (options.checkpointPages !== undefined) s.checkpointPages = integerOption('--checkpoint-pages', options.checkpointPages, 10_000, 1);

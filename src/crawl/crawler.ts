@@ -88,6 +88,10 @@ export interface LiveReport {
   cpuMs: number;
   /** True when the updates had moved to a worker thread (they had followed --live-inline-edges links). */
   inWorker: boolean;
+  /** The share of one core the updates could use (--live-share), and the updates it held back, for how long beyond --live-interval in all, ms. */
+  share: number;
+  held: number;
+  heldMs: number;
   /** Of which the final solve, ms. */
   finalMs: number;
   /** Bytes of the engine's typed arrays. */
@@ -287,6 +291,7 @@ export class Crawler extends PagePipeline {
         this.live = new LiveRank({
           damping: this.settings.damping,
           intervalMs: this.settings.liveIntervalMs,
+          share: this.settings.liveShare,
           inlineEdges: this.settings.liveInlineEdges,
           capacity: this.pageCapacity,
           fullVectors: this.settings.strategy === 'pagerank',
@@ -747,6 +752,9 @@ export class Crawler extends PagePipeline {
       busyMs: vector.busyMs,
       cpuMs: vector.cpuMs,
       inWorker: this.live.inWorker,
+      share: this.settings.liveShare,
+      held: vector.held,
+      heldMs: vector.heldMs,
       finalMs: vector.busyMs - before,
       bytes: vector.bytes,
       errorBound: vector.errorBound,

@@ -37,6 +37,7 @@ import type { DnsCache } from './dns-cache.js';
 import type { IpRules } from './ip-rules.js';
 import { DEFAULT_MAX_LINKS_PER_PAGE, type ExtractedPage, LinkExtractor } from './extract.js';
 import { DEFAULT_MAX_SITEMAP_ENTRIES, type ExtractedSitemap, SitemapExtractor } from './sitemap.js';
+import { FetchDeadline } from './fetch-deadline.js';
 
 export const DEFAULT_USER_AGENT = 'wga/0.1 (web graph analyzer; +https://github.com/wga-project/wga)';
 
@@ -452,12 +453,7 @@ export class Fetcher {
       const decision = this.rules.check(url.hostname);
       if (!decision.allowed) return failed(`excluded: ${decision.reason}`, 'excluded');
     }
-    const controller = new AbortController();
-    let deadlineHit = false;
-    const timer = setTimeout(() => {
-      deadlineHit = true;
-      controller.abort();
-    }, this.pageTimeoutMs);
+    const deadline = new FetchDeadline(this.pageTimeoutMs);
     // Names and values in turn: undici takes such a list as it is (an object is walked and checked per request).
     const headers: string[] = ['user-agent', this.userAgent, 'accept', ACCEPT[mode], 'accept-encoding', this.compression ? ACCEPT_ENCODING : 'identity'];
     if (validators?.etag != null) headers.push('if-none-match', validators.etag);
@@ -482,7 +478,7 @@ export class Fetcher {
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers,
-        signal: controller.signal,
+        signal: deadline as unknown as AbortSignal,
       });
       const status = response.statusCode;
       if (this.recorder !== null) {
@@ -573,12 +569,12 @@ export class Fetcher {
       answered.contentHash = read.cut ? null : read.hash;
       return answered;
     } catch (error) {
-      if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
-      const { message, failure } = classify(error, deadlineHit, this.pageTimeoutMs);
+      if (exchange !== null) exchange.truncated = deadline.aborted ? 'time' : 'disconnect';
+      const { message, failure } = classify(error, deadline.aborted, this.pageTimeoutMs);
       return failed(message, failure, exchange === null ? {} : { status: null });
     } finally {
       this.connections.release(url.origin);
-      clearTimeout(timer);
+      deadline.clear();
       if (exchange !== null) this.recorder!.record(exchange);
     }
   }
@@ -594,16 +590,11 @@ export class Fetcher {
       const decision = this.rules.check(url.hostname);
       if (!decision.allowed) return { status: null, headers: [], body: null, error: `excluded: ${decision.reason}` };
     }
-    const controller = new AbortController();
-    let deadlineHit = false;
-    const timer = setTimeout(() => {
-      deadlineHit = true;
-      controller.abort();
-    }, this.pageTimeoutMs);
+    const deadline = new FetchDeadline(this.pageTimeoutMs);
     const headers: string[] = ['user-agent', this.userAgent, 'accept', accept, 'accept-encoding', this.compression ? ACCEPT_ENCODING : 'identity'];
     let exchange: HttpExchange | null = null;
     try {
-      const response = await this.connections.acquire(url.origin).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: controller.signal });
+      const response = await this.connections.acquire(url.origin).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: deadline as unknown as AbortSignal });
       const status = response.statusCode;
       if (this.recorder !== null) {
         exchange = {
@@ -646,11 +637,11 @@ export class Fetcher {
       }
       return { status, headers: kept, body, error: null };
     } catch (error) {
-      if (exchange !== null) exchange.truncated = deadlineHit ? 'time' : 'disconnect';
-      return { status: null, headers: [], body: null, error: classify(error, deadlineHit, this.pageTimeoutMs).message };
+      if (exchange !== null) exchange.truncated = deadline.aborted ? 'time' : 'disconnect';
+      return { status: null, headers: [], body: null, error: classify(error, deadline.aborted, this.pageTimeoutMs).message };
     } finally {
       this.connections.release(url.origin);
-      clearTimeout(timer);
+      deadline.clear();
       if (exchange !== null) this.recorder!.record(exchange);
     }
   }

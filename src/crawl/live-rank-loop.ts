@@ -11,6 +11,11 @@ import { LIVE_VECTOR_TOP, type LiveVector, OP_ADD, OP_GROW, OP_SET } from './liv
 export interface LiveLoopOptions {
   /** Least time between the starts of two updates, ms. */
   intervalMs: number;
+  /**
+   * Share of one core the updates may use on average (0 < share <= 1; 1: no bound), by CpuShare
+   * over `cpuMs`: a slice that would overdraw it waits.
+   */
+  share?: number;
   /** L1 tolerance of the updates. */
   tolerance: number;
   /** Guess a waiting page's unseen links from the links seen (IncrementalPageRank's guessUnfetched). */
@@ -37,6 +42,42 @@ export interface LiveLoopStart {
   state: IncrementalPageRankState;
   version: number;
   busyMs: number;
+  heldMs?: number;
+  held?: number;
+}
+
+/**
+ * A share of one core as a budget of CPU time (a token bucket): it earns `share` ms of CPU per ms
+ * of wall time, up to BURST_MS saved, and the work spends what the CPU clock says it used. An
+ * update's pushes spread the new pages' mass over the whole graph, so their cost grows with it; at
+ * a fixed interval the updates of a large crawl would take a whole core from the fetches. Under the
+ * bound they push less often and the vectors published each interval are less converged (their
+ * `converged` says so); the final solve is not bounded.
+ */
+export class CpuShare {
+  static readonly BURST_MS = 1000;
+  private credit = CpuShare.BURST_MS;
+
+  /** `wall` and `cpu`: the clocks when the budget starts (NaN: at the first wait()). */
+  constructor(
+    private readonly share: number,
+    private lastWall = Number.NaN,
+    private lastCpu = Number.NaN,
+  ) {}
+
+  /** Time to wait, ms, before more work keeps to the share (0: go on now). */
+  wait(wall: number, cpu: number): number {
+    // A CPU clock that reads NaN (none off Linux) bounds nothing.
+    if (!(cpu === cpu)) return 0;
+    if (!(this.lastCpu === this.lastCpu)) {
+      this.lastWall = wall;
+      this.lastCpu = cpu;
+    }
+    this.credit = Math.min(CpuShare.BURST_MS, this.credit + this.share * (wall - this.lastWall) - (cpu - this.lastCpu));
+    this.lastWall = wall;
+    this.lastCpu = cpu;
+    return this.credit >= 0 ? 0 : -this.credit / this.share;
+  }
 }
 
 export class LiveUpdateLoop {
@@ -45,6 +86,10 @@ export class LiveUpdateLoop {
   version: number;
   /** Time spent applying changes and pushing, ms (wall time). */
   busyMs: number;
+  /** Time slices of the updates waited for the share (beyond the interval), ms, and how many waits. */
+  heldMs = 0;
+  held = 0;
+  private readonly cpuShare: CpuShare | null;
   private lastPublished = -Infinity;
   /** When the current (or last) update started. */
   private lastStarted = -Infinity;
@@ -63,6 +108,10 @@ export class LiveUpdateLoop {
     this.engine = from === null ? new IncrementalPageRank(damping, { guessUnfetched: options.guessUnfetched, capacity: options.capacity ?? 0 }) : IncrementalPageRank.fromState(from.state);
     this.version = from?.version ?? 0;
     this.busyMs = from?.busyMs ?? 0;
+    this.heldMs = from?.heldMs ?? 0;
+    this.held = from?.held ?? 0;
+    const share = options.share ?? 1;
+    this.cpuShare = share < 1 ? new CpuShare(share) : null;
     if (from !== null && this.engine.pending) this.schedule();
   }
 
@@ -94,7 +143,9 @@ export class LiveUpdateLoop {
   /** Starts work now, or when the interval since the last update's start is over. */
   schedule(): void {
     if (this.scheduled !== null || this.solving || this.stopped) return;
-    const wait = this.lastStarted + this.options.intervalMs - performance.now();
+    const now = performance.now();
+    const byInterval = Math.max(0, this.lastStarted + this.options.intervalMs - now);
+    const wait = Math.max(byInterval, this.shareWait(now, byInterval));
     this.scheduled = wait <= 0 ? setImmediate(() => this.work()) : setTimeout(() => this.work(), Math.ceil(wait));
   }
 
@@ -156,7 +207,8 @@ export class LiveUpdateLoop {
       if (this.stopped) return;
       if (this.engine.pending) {
         if (performance.now() - this.lastPublished >= this.options.intervalMs) this.publish(false);
-        this.scheduled = setImmediate(() => this.work());
+        const wait = this.shareWait(performance.now(), 0);
+        this.scheduled = wait <= 0 ? setImmediate(() => this.work()) : setTimeout(() => this.work(), Math.ceil(wait));
         return;
       }
       this.solving = false;
@@ -165,6 +217,17 @@ export class LiveUpdateLoop {
       this.stopped = true;
       this.failed(error);
     }
+  }
+
+  /** How long the share makes the next slice wait, ms, beyond `already` (counted in held and heldMs). */
+  private shareWait(now: number, already: number): number {
+    if (this.cpuShare === null) return 0;
+    const wait = this.cpuShare.wait(now, this.options.cpuMs());
+    if (wait > already) {
+      this.held++;
+      this.heldMs += wait - already;
+    }
+    return wait;
   }
 
   private publish(final: boolean, errorBound = Number.NaN): void {
@@ -186,6 +249,8 @@ export class LiveUpdateLoop {
       edgeVisits: engine.totalEdgeVisits,
       busyMs: this.busyMs,
       cpuMs: this.options.cpuMs(),
+      heldMs: this.heldMs,
+      held: this.held,
       bytes: engine.bytes,
     });
     this.lastPublished = performance.now();

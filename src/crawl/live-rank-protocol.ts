@@ -36,6 +36,8 @@ export interface LiveWorkerOptions {
   damping: number;
   /** Least time between two published vectors, ms. */
   intervalMs: number;
+  /** Share of one core the updates may use (LiveLoopOptions.share; 1: no bound). */
+  share: number;
   /** L1 tolerance of the updates while crawling. */
   tolerance: number;
   /** Vectors while crawling guess the waiting pages' links from the links seen (the final one never does). */
@@ -90,6 +92,9 @@ export interface LiveVector {
    * NaN off Linux), plus the busy time of the updates run on the crawler's thread before it started.
    */
   cpuMs: number;
+  /** Time updates were held back by the share (beyond the interval), ms, and how many were, in the loop that published this. */
+  heldMs: number;
+  held: number;
   /** Bytes of the worker's typed arrays. */
   bytes: number;
 }

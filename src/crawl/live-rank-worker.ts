@@ -57,6 +57,7 @@ const loop = new LiveUpdateLoop(
   data.options.damping,
   {
     intervalMs: data.options.intervalMs,
+    share: data.options.share,
     tolerance: data.options.tolerance,
     guessUnfetched: data.options.guessUnfetched,
     capacity: data.options.capacity,

@@ -30,11 +30,15 @@ const INLINE_SLICE_EDGES = 20_000;
 const INLINE_MAX_BATCH = 1_000_000;
 /** Links the updates may follow on the crawler's thread before they move to a worker thread. */
 export const LIVE_INLINE_EDGES = 5_000_000;
+/** Share of one core the live updates may use by default: no bound (docs/live-importance.md, "Threads and cadence"). */
+export const LIVE_SHARE = 1;
 
 export interface LiveRankOptions {
   damping?: number;
   /** Least time between two vectors, ms: 1000. */
   intervalMs?: number;
+  /** Share of one core the updates may use on average (LiveLoopOptions.share): LIVE_SHARE. */
+  share?: number;
   tolerance?: number;
   /**
    * While crawling, guess a waiting page's unseen links from the links seen (true, the default;
@@ -119,6 +123,7 @@ export class LiveRank {
     this.workerOptions = {
       damping: options.damping ?? INCREMENTAL_PAGERANK_DEFAULTS.damping,
       intervalMs: options.intervalMs ?? 1000,
+      share: options.share ?? LIVE_SHARE,
       tolerance: options.tolerance ?? INCREMENTAL_PAGERANK_DEFAULTS.tolerance,
       guessUnfetched: options.guessUnfetched ?? true,
       capacity: options.capacity ?? 0,
@@ -131,6 +136,7 @@ export class LiveRank {
         this.workerOptions.damping,
         {
           intervalMs: this.workerOptions.intervalMs,
+          share: this.workerOptions.share,
           tolerance: this.workerOptions.tolerance,
           guessUnfetched: this.workerOptions.guessUnfetched,
           capacity: this.workerOptions.capacity,
@@ -266,7 +272,7 @@ export class LiveRank {
     if (inline !== null) {
       inline.stop();
       const state = inline.engine.exportState();
-      data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs }, cpuMsBefore: inline.busyMs };
+      data = { options: this.workerOptions, from: { state, version: inline.version, busyMs: inline.busyMs, heldMs: inline.heldMs, held: inline.held }, cpuMsBefore: inline.busyMs };
       transfer.push(...IncrementalPageRank.buffersOf(state));
       // The changes still queued (made during the last update) go to the worker with the next flush.
     }

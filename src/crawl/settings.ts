@@ -72,6 +72,12 @@ export interface CrawlSettings {
   /** Least time between two live PageRank vectors, ms: 1000. */
   liveIntervalMs: number;
   /**
+   * Share of one core the live PageRank's updates may use on average (0 < share <= 1; 1: as often
+   * as --live-interval allows): 1. Their cost grows with the graph; a bound makes the pushes wait
+   * instead of taking more of a core (docs/live-importance.md).
+   */
+  liveShare: number;
+  /**
    * Links the live PageRank's updates may follow on the crawler's thread, between fetches, before
    * they move to a worker thread (docs/live-importance.md): 5,000,000, about what starting the
    * thread costs. 0: in a worker from the start.
@@ -208,6 +214,7 @@ export const DEFAULT_SETTINGS: Omit<CrawlSettings, 'seeds'> = {
   seed: 1,
   live: true,
   liveIntervalMs: 1000,
+  liveShare: 1,
   liveInlineEdges: 5_000_000,
   compression: true,
   sitemaps: true,
@@ -294,6 +301,7 @@ function checkSettings(s: CrawlSettings): void {
   }
   if (!(s.windowPasses > 0)) throw new OptionError('--window', `expected a positive number of passes, got ${s.windowPasses}`);
   if (!(Number.isFinite(s.liveIntervalMs) && s.liveIntervalMs >= 10)) throw new OptionError('--live-interval', `expected at least 10 ms, got ${s.liveIntervalMs}`);
+  if (!(s.liveShare > 0 && s.liveShare <= 1)) throw new OptionError('--live-share', `expected a share of one core in (0, 1], got ${s.liveShare}`);
   integer('--live-inline-edges', s.liveInlineEdges, 0);
   integer('--max-sitemaps', s.maxSitemaps, 0);
   integer('--max-sitemap-entries', s.maxSitemapEntries, 1);

@@ -129,7 +129,7 @@ const CRAWL_PARAMETERS: Record<string, Kind> = {
   maxPages: 'value', maxDepth: 'value', maxTime: 'value', memory: 'value', strategy: 'value', bufferSize: 'value', refresh: 'flag', window: 'value',
   focus: 'list', focusShare: 'value', discoveryShare: 'value', damping: 'value', retries: 'value', retryDelay: 'value',
   userAgent: 'value', timeout: 'value', maxBody: 'value', maxRedirects: 'value', checkpoint: 'value', top: 'value',
-  live: 'flag', liveInterval: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
+  live: 'flag', liveInterval: 'value', liveShare: 'value', liveInlineEdges: 'value', compression: 'flag', sitemaps: 'flag', maxSitemaps: 'value',
   maxSitemapEntries: 'value', respectNofollow: 'flag', recrawl: 'flag', storeRetry: 'value',
   // Not --browser: a path to an executable the server would run is no parameter for a web form.
   render: 'value', renderConcurrency: 'value', renderTimeout: 'value', renderQuiet: 'value', renderResources: 'value', renderBudget: 'value', renderIdle: 'value', maxLinksPerPage: 'value',

@@ -207,6 +207,29 @@ describe('live PageRank in a crawl', () => {
     }
   });
 
+  it('--live-share: taken, reported, and refused outside (0, 1] with a one-line error', async () => {
+    const server = await serveWebsite(site);
+    try {
+      const common = ['--allow-ip', '127.0.0.1/32', '--delay', '0', '--max-pages', '40', '--fence', '/calendar/'];
+      const json = await runCli(['crawl', `${server.origin}/`, '--db', newDbPath(), ...common, '--live-share', '0.05', '-q', '--json']);
+      assert.equal(json.code, 0, json.stderr);
+      const live = (JSON.parse(json.stdout) as { live: { share: number; held: number; heldMs: number; updates: number } }).live;
+      assert.equal(live.share, 0.05);
+      assert.ok(live.held >= 0 && live.heldMs >= 0 && live.updates >= 1);
+      const text = await runCli(['crawl', `${server.origin}/`, '--db', newDbPath(), ...common, '-q']);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /live PageRank\s+\d+ vectors.*the final one within \d\.\de-\d+ \(L1\)/);
+      for (const bad of ['0', '1.5', 'half']) {
+        const refused = await runCli(['crawl', `${server.origin}/`, '--db', newDbPath(), ...common, '--live-share', bad, '-q']);
+        assert.notEqual(refused.code, 0);
+        assert.match(refused.stderr, /--live-share/);
+        assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('--no-live: no worker, no live run; the pagerank strategy refuses it', async () => {
     const server = await serveWebsite(site);
     const store = SqliteStore.open(newDbPath());

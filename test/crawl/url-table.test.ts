@@ -165,6 +165,33 @@ describe('the URL table', () => {
     }
   });
 
+  it('reads spilled records in id order and back, while pages are added and spilled', () => {
+    const dir = temporaryDirectory();
+    try {
+      const table = new UrlTable({ chunkBytes: 2048, spillDir: dir.path });
+      const added: string[] = [];
+      const add = (n: number): void => {
+        for (let i = 0; i < n; i++) {
+          const key = `http://h.example/${added.length}/${'y'.repeat(added.length % 50)}`;
+          assert.equal(table.add(key, key), added.length);
+          added.push(key);
+        }
+      };
+      add(1000);
+      table.spill(990);
+      // In id order, and back again.
+      for (let id = 0; id < added.length; id++) assert.equal(table.key(id), added[id], `key(${id})`);
+      for (let id = added.length - 1; id >= 0; id--) assert.equal(table.url(id), added[id], `url(${id})`);
+      // The block of ids 992-1023 was not whole; more pages come, more text is spilled.
+      add(45);
+      table.spill(1040);
+      for (let id = 950; id < added.length; id++) assert.equal(table.key(id), added[id], `key(${id}) after more pages`);
+      table.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('keeps everything in RAM without a spill directory', () => {
     const table = new UrlTable(1024);
     for (let i = 0; i < 2000; i++) table.add(`http://x.org/${i}`, `http://x.org/${i}`);

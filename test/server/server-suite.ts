@@ -577,6 +577,10 @@ export function serverSuite(name: string, newDb: () => Promise<string>): void {
         const badBody = (await badInterval.json()) as Json;
         assertJsonError(badInterval.status, badBody, 400, 'liveInterval');
         assert.match((badBody['error'] as { message: string }).message, /^liveInterval: /);
+        const badShare = await post({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, liveShare: 2 });
+        const badShareBody = (await badShare.json()) as Json;
+        assertJsonError(badShare.status, badShareBody, 400, 'liveShare');
+        assert.match((badShareBody['error'] as { message: string }).message, /^liveShare: .*\(0, 1\]/);
         const watcher = await openSse(`${server.url}api/crawl/events`);
         const started = await post({ seeds, allowIp: ['127.0.0.1/32'], delay: 0, live: false, fence: [TRAP] });
         assert.equal(started.status, 202, await started.clone().text());

@@ -82,6 +82,7 @@ export function registerCrawl(program: Command): void {
     .option('--no-live', 'no live PageRank of the pages found while crawling (docs/live-importance.md)')
     .option('--live', 'a live PageRank of the pages found, updated in a worker thread while crawling (the default)')
     .option('--live-interval <ms>', 'least time between two live PageRank updates (default: 1000)')
+    .option('--live-share <share>', 'share of one core the live PageRank may use on average; its vectors are then less converged (default: 1, no bound)')
     .option('--live-inline-edges <n>', 'links the live PageRank may follow on the crawler\'s thread before it moves to a worker thread (default: 5000000; 0: a worker from the start)')
     .option('--no-compression', 'do not ask for compressed answers (answers compressed anyway are still decoded)')
     .option('--no-sitemaps', "do not read sitemaps (robots.txt's Sitemap lines, else /sitemap.xml)")
@@ -191,6 +192,17 @@ export function renderRows(report: CrawlJson): string[][] {
 }
 
 /** Hosts, the server addresses they were grouped under, and the limits each address had. */
+/** The live PageRank's cost, and the vectors its share of a core held back (--live-share), when it did. */
+function liveRows(report: CrawlJson): string[][] {
+  const live = report.live;
+  if (live === null || live === undefined) return [];
+  const cpu = Number.isFinite(live.cpuMs) ? `, ${seconds(live.cpuMs / 1000)} of CPU` : '';
+  const bound = Number.isFinite(live.errorBound) ? `, the final one within ${live.errorBound.toExponential(1)} (L1)` : '';
+  const rows = [['live PageRank', `${count(live.updates)} vectors${cpu}${bound}`]];
+  if (live.held > 0) rows.push(['live PageRank held back', `${count(live.held)} updates, ${seconds(live.heldMs / 1000)} beyond --live-interval, to keep to --live-share ${live.share} of a core`]);
+  return rows;
+}
+
 function hostsLine(report: CrawlJson): string {
   const delay = ipDelayOf(report.settings);
   const spacing = delay > 0 ? `, ${Math.round(delay)} ms apart` : '';
@@ -244,6 +256,7 @@ function printReport(report: CrawlJson, json: boolean): void {
         : []),
       ...(report.pagesOverLinkCap > 0 ? [['pages over the link cap', `${count(report.pagesOverLinkCap)} (links to more than ${count(settings.maxLinksPerPage)} targets: the rest not kept; --max-links-per-page)`]] : []),
       ...renderRows(report),
+      ...liveRows(report),
       ['OPIC clock G', `${report.opicTime.toPrecision(6)} (error factor 1/G = ${(1 / report.opicTime).toPrecision(3)}), total cash ${report.totalCash.toPrecision(12)}`],
     ]),
   );

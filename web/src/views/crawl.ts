@@ -75,6 +75,7 @@ function crawlFields(): Record<string, Field[]> {
       numberField({ name: 'renderTimeout', label: 'Render time per page (s)', min: 0.1, placeholder: '15' }),
       checkField({ name: 'live', label: 'Live PageRank', checked: true, help: 'the PageRank of the pages known so far, updated while crawling' }),
       numberField({ name: 'liveInterval', label: 'Live PageRank every (ms)', min: 10, step: 1, placeholder: '1000' }),
+      numberField({ name: 'liveShare', label: 'Live PageRank share of a core', min: 0.01, max: 1, step: 0.01, placeholder: '1' }),
     ],
   };
 }
@@ -346,6 +347,7 @@ function prefill(fields: Field[], settings: Record<string, unknown>): void {
     pageTimeoutMs: ['timeout', (v) => (typeof v === 'number' ? v / 1000 : undefined)],
     live: ['live', (v) => v],
     liveIntervalMs: ['liveInterval', (v) => v],
+    liveShare: ['liveShare', (v) => v],
     sitemaps: ['sitemaps', (v) => v],
     compression: ['compression', (v) => v],
     respectNofollow: ['respectNofollow', (v) => v],
