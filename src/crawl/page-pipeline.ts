@@ -215,6 +215,14 @@ export abstract class PagePipeline {
   /** robots.txt fetches running. */
   protected robotsLoading = 0;
   protected stopping: string | null = null;
+  /**
+   * Stopping for good (Ctrl-C, --max-time, the memory budget): pages in flight are finished as
+   * they are. At --max-pages no page is started any more, but the pages in flight are finished as
+   * any other: rendered (with their subresources) when their host is.
+   */
+  protected get ending(): boolean {
+    return this.stopping !== null && this.stopping !== 'max-pages';
+  }
   protected failure: Error | null = null;
   /** A pump() put off to the next turn of the event loop (see pump). */
   private pumpLater: NodeJS.Immediate | null = null;
@@ -671,7 +679,7 @@ export abstract class PagePipeline {
     // Dropped once handed on (only answers that carry it: adding the property to every answer would change their shape).
     if (html !== null) result.html = null;
     const retry = result.failure === 'retryable' && this.attempts.get(id) < this.settings.retries && this.stopping === null;
-    if (!retry && html !== null && result.page !== null && this.stopping === null) {
+    if (!retry && html !== null && result.page !== null && !this.ending) {
       const choice = this.renderPolicy.choose(host.id, host.origin, result.page);
       if (choice === 'render' || choice === 'shell') {
         // Rendered: the page stays in flight (it holds its place in --concurrency), its host free for other requests.
@@ -1111,7 +1119,7 @@ export abstract class PagePipeline {
    */
   private async fetchSubresource(url: URL, accept: string): Promise<ResourceAnswer> {
     const refused = (error: string): ResourceAnswer => ({ status: null, headers: [], body: null, error });
-    if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+    if (this.ending) return refused('excluded: the crawl is stopping');
     const host = this.hosts.find(url.origin);
     let rules: RobotsRules;
     if (host !== null && host.robots !== null) rules = host.robots;
@@ -1123,7 +1131,7 @@ export abstract class PagePipeline {
           retries: 0,
           retryDelayMs: this.settings.retryDelayMs,
           onRequest: () => this.robotsRequest(),
-          stopping: () => this.stopping !== null,
+          stopping: () => this.ending,
         });
         this.subresourceRobots.set(url.origin, loading);
       }
@@ -1133,7 +1141,7 @@ export abstract class PagePipeline {
     if (host !== null && host.robotsState === RobotsState.Known) {
       // A host of the crawl: its turn like a page's (its delay, --per-host).
       while (!this.hosts.available(host, performance.now())) {
-        if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+        if (this.ending) return refused('excluded: the crawl is stopping');
         await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.min(250, host.nextAt - performance.now()))));
       }
       this.startOn(host);
@@ -1151,7 +1159,7 @@ export abstract class PagePipeline {
     const at = Math.max(now, this.subresourceNextAt.get(url.origin) ?? 0);
     this.subresourceNextAt.set(url.origin, at + Math.max(this.settings.delayMs, rules.crawlDelayMs()));
     if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
-    if (this.stopping !== null) return refused('excluded: the crawl is stopping');
+    if (this.ending) return refused('excluded: the crawl is stopping');
     this.counters.requests++;
     return this.fetcher.fetchResource(url, accept);
   }
